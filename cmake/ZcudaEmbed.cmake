@@ -1,0 +1,15 @@
+# Embeds data files (the pinned manifest, the GPU tables) into the binary, so zcuda works with
+# nothing beside it. Each file becomes one entry of a generated table, see embedded.hpp.
+function(zcuda_embed_files target)
+  cmake_parse_arguments(ARG "" "" "FILES" ${ARGN})
+  set(out_cpp "${CMAKE_CURRENT_BINARY_DIR}/${target}_embedded.cpp")
+  string(REPLACE ";" "|" joined "${ARG_FILES}")
+  add_custom_command(
+    OUTPUT "${out_cpp}"
+    COMMAND ${CMAKE_COMMAND} "-DOUT=${out_cpp}" "-DFILES=${joined}"
+            -P "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+    DEPENDS ${ARG_FILES} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+    COMMENT "Embedding data files into ${target}"
+    VERBATIM)
+  target_sources(${target} PRIVATE "${out_cpp}")
+endfunction()

@@ -1,0 +1,28 @@
+# Compiler settings shared by every zcuda target, applied through an interface library.
+add_library(zcuda_settings INTERFACE)
+target_compile_features(zcuda_settings INTERFACE cxx_std_23)
+
+if(MSVC)
+  target_compile_options(zcuda_settings INTERFACE /W4 /utf-8 /permissive-)
+  if(ZCUDA_WARNINGS_AS_ERRORS)
+    target_compile_options(zcuda_settings INTERFACE /WX)
+  endif()
+else()
+  target_compile_options(zcuda_settings INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+    -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wnull-dereference
+    -Wimplicit-fallthrough)
+  if(ZCUDA_WARNINGS_AS_ERRORS)
+    target_compile_options(zcuda_settings INTERFACE -Werror)
+  endif()
+endif()
+
+if(ZCUDA_SANITIZE)
+  target_compile_options(zcuda_settings INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(zcuda_settings INTERFACE -fsanitize=address,undefined)
+endif()
+
+if(WIN32)
+  # Wide-character Win32 APIs everywhere; no min/max macros from windows.h.
+  target_compile_definitions(zcuda_settings INTERFACE UNICODE _UNICODE NOMINMAX WIN32_LEAN_AND_MEAN _WIN32_WINNT=0x0A00)
+endif()

@@ -1,0 +1,21 @@
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+// One declaration per subcommand file.
+
+// Only commands that work are registered here.
+const std::vector<CommandSpec>& commands() {
+  static const std::vector<CommandSpec> table = {
+
+  };
+  return table;
+}
+
+Status require_home(const Context& context) {
+  if (context.home_usable) return {};
+  return fail(ErrorKind::io, "The zcuda home folder " + context.home.root.string() + " could not be created",
+              "Pass --home DIR or set ZCUDA_HOME to a folder you can write.");
+}
+
+}  // namespace zcuda::cli

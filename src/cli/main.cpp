@@ -1,0 +1,152 @@
+// zcuda: parse the command line, run one subcommand, turn its result or error into output and
+// an exit code. Everything else lives in the core library.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+#include <spdlog/spdlog.h>
+
+#include <zcuda/app/logging.hpp>
+#include <zcuda/core/version.hpp>
+
+#include "command.hpp"
+
+namespace {
+
+using namespace zcuda;
+
+app::Verbosity verbosity_of(const cli::GlobalOptions& options) {
+  if (options.quiet) return app::Verbosity::quiet;
+  if (options.verbose >= 2) return app::Verbosity::debug;
+  if (options.verbose == 1) return app::Verbosity::verbose;
+  return app::Verbosity::normal;
+}
+
+ui::ColorMode color_mode(const std::string& value) {
+  if (value == "always") return ui::ColorMode::always;
+  if (value == "never") return ui::ColorMode::never;
+  return ui::ColorMode::automatic;
+}
+
+void print_error(const cli::Context& context, const char* command, const Error& error) {
+  if (context.options.json) {
+    nlohmann::json out = {{"schema", cli::kJsonSchema},
+                          {"command", command},
+                          {"error",
+                           {{"kind", to_string(error.kind)},
+                            {"exit_code", exit_code(error.kind)},
+                            {"message", error.message},
+                            {"hint", error.hint},
+                            {"notes", error.notes}}}};
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    return;
+  }
+  // Errors go to stderr; colour follows stderr's own terminal state.
+  ui::Style style = context.options.color == "never" ? ui::Style::plain() : context.style;
+  std::string text = style.red(style.bold("error:")) + " " + error.message + "\n";
+  for (const auto& note : error.notes) text += style.dim("note: ") + note + "\n";
+  if (!error.hint.empty()) text += style.cyan("hint: ") + error.hint + "\n";
+  std::fputs(text.c_str(), stderr);
+}
+
+void print_output(const cli::Context& context, const char* command, cli::CommandOutput& output) {
+  if (context.options.json) {
+    nlohmann::json out = nlohmann::json::object();
+    out["schema"] = cli::kJsonSchema;
+    out["command"] = command;
+    for (auto& [key, value] : output.json.items()) {
+      if (key != "schema" && key != "command") out[key] = std::move(value);
+    }
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    return;
+  }
+  if (context.options.quiet && output.exit_code == 0) return;
+  std::fputs(output.text.c_str(), stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::Context context;
+  CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};
+  app.name("zcuda");
+  app.set_version_flag("--version", fmt::format("zcuda {} ({})", version(), build_info()));
+  app.require_subcommand(1);
+  app.footer("Run 'zcuda COMMAND --help' for a command's options. Exit codes: docs/cli.md.");
+
+  auto& options = context.options;
+  app.add_flag("--json", options.json, "Print machine-readable JSON on stdout");
+  app.add_flag("-v,--verbose", options.verbose, "Show more detail on stderr (repeat for debug)");
+  app.add_flag("-q,--quiet", options.quiet, "Show only errors");
+  app.add_option("--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)");
+  app.add_option("--color", options.color, "Colour: auto, always or never (NO_COLOR is honoured)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  struct Registered {
+    CLI::App* sub;
+    cli::CommandRun run;
+    const char* name;
+  };
+  std::vector<Registered> registered;
+  for (const auto& spec : cli::commands()) {
+    CLI::App* sub = app.add_subcommand(spec.name, spec.summary);
+    sub->fallthrough();  // global options may follow the command name
+    registered.push_back({sub, spec.setup(*sub), spec.name});
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : exit_code(ErrorKind::usage);
+  }
+
+  context.style = ui::Style::for_stdout(color_mode(options.color));
+  const auto verbosity = verbosity_of(options);
+  app::init_console_logging(verbosity);
+
+  const Registered* chosen = nullptr;
+  for (const auto& r : registered) {
+    if (r.sub->parsed()) chosen = &r;
+  }
+  if (chosen == nullptr) return exit_code(ErrorKind::usage);
+
+  auto home = app::resolve_home(options.home);
+  if (!home) {
+    print_error(context, chosen->name, home.error());
+    return exit_code(home.error().kind);
+  }
+  context.home = *home;
+  if (auto created = app::create_home_folders(context.home); created) {
+    context.home_usable = true;
+    if (auto log = app::init_logging(context.home.logs, verbosity); !log) {
+      spdlog::warn("{}", log.error().message);
+    }
+  } else {
+    spdlog::warn("{} (continuing without a log file)", created.error().message);
+  }
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  spdlog::debug("zcuda {} ({}); home {} (chosen by {})", version(), build_info(), context.home.root, context.home.chosen_by);
+  spdlog::debug("command line: {}", command_line);
+
+  const auto started = std::chrono::steady_clock::now();
+  auto result = chosen->run(context);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  int code = 0;
+  if (result) {
+    print_output(context, chosen->name, *result);
+    code = result->exit_code;
+  } else {
+    spdlog::debug("{} failed: {} ({})", chosen->name, result.error().message, to_string(result.error().kind));
+    print_error(context, chosen->name, result.error());
+    code = exit_code(result.error().kind);
+  }
+  spdlog::debug("{} finished in {:.3f} s with exit code {}", chosen->name, seconds, code);
+  spdlog::shutdown();
+  return code;
+}

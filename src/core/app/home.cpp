@@ -1,0 +1,47 @@
+#include <zcuda/app/home.hpp>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/known_folders.hpp>
+#include <zcuda/platform/os.hpp>
+
+namespace zcuda::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+Home single_folder(const fs::path& root, std::string chosen_by) {
+  return Home{root, root / "cache", root / "state", root / "logs", std::move(chosen_by)};
+}
+}  // namespace
+
+Result<Home> resolve_home(const std::optional<fs::path>& flag) {
+  if (flag) {
+    if (flag->empty()) return fail(ErrorKind::usage, "--home needs a folder");
+    return single_folder(fs::absolute(*flag), "--home");
+  }
+  if (auto env = platform::get_env("ZCUDA_HOME"); env && !env->empty()) {
+    return single_folder(fs::absolute(fs::u8path(*env)), "ZCUDA_HOME");
+  }
+  auto folders = platform::user_folders();
+  if (!folders) return std::unexpected(folders.error());
+  if (platform::current_os() == platform::Os::windows) {
+    return single_folder(folders->data / "zcuda", "default");
+  }
+  // XDG: installs are data, downloads are cache, results and logs are state.
+  fs::path state = folders->state / "zcuda";
+  return Home{folders->data / "zcuda", folders->cache / "zcuda", state, state / "logs", "default"};
+}
+
+Status create_home_folders(const Home& home) {
+  for (const fs::path& folder : {home.root, home.cache, home.state, home.logs}) {
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec) return std::unexpected(platform::io_error("create the zcuda folder", folder, ec));
+  }
+  return {};
+}
+
+}  // namespace zcuda::app

@@ -1,0 +1,161 @@
+#include <zcuda/platform/windows_system.hpp>
+
+#include <windows.h>
+#include <dxgi.h>
+
+#include <fmt/format.h>
+
+namespace zcuda::platform::windows {
+
+namespace {
+
+std::string narrow(std::wstring_view text) {
+  if (text.empty()) return {};
+  int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
+  std::string out(static_cast<std::size_t>(n), '\0');
+  WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
+  return out;
+}
+
+std::wstring widen(std::string_view text) {
+  if (text.empty()) return {};
+  int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
+  std::wstring out(static_cast<std::size_t>(n), L'\0');
+  MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
+  return out;
+}
+
+std::optional<std::wstring> query_string(HKEY key, const wchar_t* name) {
+  DWORD type = 0;
+  DWORD size = 0;
+  if (RegQueryValueExW(key, name, nullptr, &type, nullptr, &size) != ERROR_SUCCESS) return std::nullopt;
+  if (type != REG_SZ && type != REG_EXPAND_SZ && type != REG_MULTI_SZ) return std::nullopt;
+  std::wstring value(size / sizeof(wchar_t) + 1, L'\0');
+  if (RegQueryValueExW(key, name, nullptr, &type, reinterpret_cast<BYTE*>(value.data()), &size) != ERROR_SUCCESS) return std::nullopt;
+  value.resize(wcsnlen(value.c_str(), value.size()));
+  return value;
+}
+
+std::optional<std::uint64_t> query_number(HKEY key, const wchar_t* name) {
+  DWORD type = 0;
+  std::uint64_t value = 0;
+  DWORD size = sizeof value;
+  if (RegQueryValueExW(key, name, nullptr, &type, reinterpret_cast<BYTE*>(&value), &size) != ERROR_SUCCESS) return std::nullopt;
+  if (type == REG_DWORD) return value & 0xffffffffu;
+  if (type == REG_QWORD || type == REG_BINARY) return value;
+  return std::nullopt;
+}
+
+constexpr const wchar_t* kDisplayClass =
+    L"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+
+}  // namespace
+
+Result<std::vector<DxgiAdapter>> dxgi_adapters() {
+  using CreateFactoryFn = HRESULT(WINAPI*)(REFIID, void**);
+  HMODULE dxgi = LoadLibraryW(L"dxgi.dll");
+  if (dxgi == nullptr) return fail(ErrorKind::environment, "dxgi.dll could not be loaded");
+  auto create = reinterpret_cast<CreateFactoryFn>(reinterpret_cast<void*>(GetProcAddress(dxgi, "CreateDXGIFactory1")));
+  if (create == nullptr) {
+    FreeLibrary(dxgi);
+    return fail(ErrorKind::environment, "dxgi.dll has no CreateDXGIFactory1");
+  }
+  IDXGIFactory1* factory = nullptr;
+  if (FAILED(create(__uuidof(IDXGIFactory1), reinterpret_cast<void**>(&factory)))) {
+    FreeLibrary(dxgi);
+    return fail(ErrorKind::environment, "DXGI could not create a factory");
+  }
+  std::vector<DxgiAdapter> adapters;
+  IDXGIAdapter1* adapter = nullptr;
+  for (UINT i = 0; factory->EnumAdapters1(i, &adapter) != DXGI_ERROR_NOT_FOUND; ++i) {
+    DXGI_ADAPTER_DESC1 desc{};
+    if (SUCCEEDED(adapter->GetDesc1(&desc))) {
+      DxgiAdapter a;
+      a.description = narrow(desc.Description);
+      a.vendor_id = desc.VendorId;
+      a.device_id = desc.DeviceId;
+      a.subsys_id = desc.SubSysId;
+      a.revision = desc.Revision;
+      a.dedicated_video_memory = desc.DedicatedVideoMemory;
+      a.shared_system_memory = desc.SharedSystemMemory;
+      a.luid = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(desc.AdapterLuid.HighPart)) << 32) | desc.AdapterLuid.LowPart;
+      a.software = (desc.Flags & DXGI_ADAPTER_FLAG_SOFTWARE) != 0;
+      LARGE_INTEGER umd{};
+      if (SUCCEEDED(adapter->CheckInterfaceSupport(__uuidof(IDXGIDevice), &umd))) {
+        auto v = static_cast<std::uint64_t>(umd.QuadPart);
+        a.umd_version = fmt::format("{}.{}.{}.{}", v >> 48, (v >> 32) & 0xffff, (v >> 16) & 0xffff, v & 0xffff);
+      }
+      adapters.push_back(std::move(a));
+    }
+    adapter->Release();
+  }
+  factory->Release();
+  FreeLibrary(dxgi);
+  return adapters;
+}
+
+Result<std::vector<DisplayDriverKey>> display_driver_keys() {
+  HKEY cls = nullptr;
+  if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, kDisplayClass, 0, KEY_READ, &cls) != ERROR_SUCCESS) {
+    return fail(ErrorKind::environment, "The display adapter class key could not be opened");
+  }
+  std::vector<DisplayDriverKey> keys;
+  wchar_t name[256];
+  for (DWORD i = 0;; ++i) {
+    DWORD len = 256;
+    if (RegEnumKeyExW(cls, i, name, &len, nullptr, nullptr, nullptr, nullptr) != ERROR_SUCCESS) break;
+    // Only the numbered instance keys (0000, 0001, ...); "Properties" and "Configuration" are not adapters.
+    if (len != 4 || !iswdigit(name[0])) continue;
+    HKEY sub = nullptr;
+    if (RegOpenKeyExW(cls, name, 0, KEY_READ, &sub) != ERROR_SUCCESS) continue;
+    DisplayDriverKey key;
+    key.subkey = narrow(std::wstring_view(name, len));
+    key.driver_desc = narrow(query_string(sub, L"DriverDesc").value_or(L""));
+    key.driver_version = narrow(query_string(sub, L"DriverVersion").value_or(L""));
+    key.radeon_software_version = narrow(query_string(sub, L"RadeonSoftwareVersion").value_or(L""));
+    key.matching_device_id = narrow(query_string(sub, L"MatchingDeviceId").value_or(L""));
+    key.memory_size = query_number(sub, L"HardwareInformation.qwMemorySize");
+    RegCloseKey(sub);
+    if (!key.driver_desc.empty()) keys.push_back(std::move(key));
+  }
+  RegCloseKey(cls);
+  return keys;
+}
+
+Result<std::string> read_hklm_string(const std::string& key, const std::string& value) {
+  HKEY handle = nullptr;
+  std::wstring wkey = widen(key);
+  if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, wkey.c_str(), 0, KEY_READ, &handle) != ERROR_SUCCESS) {
+    return fail(ErrorKind::not_found, fmt::format("Registry key HKLM\\{} does not exist", key));
+  }
+  auto text = query_string(handle, widen(value).c_str());
+  RegCloseKey(handle);
+  if (!text) return fail(ErrorKind::not_found, fmt::format("Registry value HKLM\\{}\\{} does not exist", key, value));
+  return narrow(*text);
+}
+
+Result<std::string> file_version(const std::filesystem::path& file) {
+  DWORD ignored = 0;
+  DWORD size = GetFileVersionInfoSizeW(file.c_str(), &ignored);
+  if (size == 0) return fail(ErrorKind::not_found, fmt::format("{} has no version resource", file.string()));
+  std::string data(size, '\0');
+  if (!GetFileVersionInfoW(file.c_str(), 0, size, data.data())) {
+    return fail(ErrorKind::io, fmt::format("The version resource of {} could not be read", file.string()));
+  }
+  VS_FIXEDFILEINFO* info = nullptr;
+  UINT len = 0;
+  if (!VerQueryValueW(data.data(), L"\\", reinterpret_cast<void**>(&info), &len) || info == nullptr) {
+    return fail(ErrorKind::invalid_input, fmt::format("{} has an unreadable version resource", file.string()));
+  }
+  return fmt::format("{}.{}.{}.{}", HIWORD(info->dwFileVersionMS), LOWORD(info->dwFileVersionMS),
+                     HIWORD(info->dwFileVersionLS), LOWORD(info->dwFileVersionLS));
+}
+
+Result<std::filesystem::path> system_directory() {
+  wchar_t buffer[MAX_PATH];
+  UINT n = GetSystemDirectoryW(buffer, MAX_PATH);
+  if (n == 0 || n >= MAX_PATH) return fail(ErrorKind::environment, "Windows did not report its System32 folder");
+  return std::filesystem::path(std::wstring(buffer, n));
+}
+
+}  // namespace zcuda::platform::windows
