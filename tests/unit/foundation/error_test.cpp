@@ -1,0 +1,40 @@
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda {
+namespace {
+
+TEST(ErrorKind, EveryKindHasItsOwnExitCode) {
+  const ErrorKind kinds[] = {ErrorKind::usage, ErrorKind::not_found, ErrorKind::invalid_input, ErrorKind::network,
+                             ErrorKind::integrity, ErrorKind::incomplete, ErrorKind::io, ErrorKind::locked,
+                             ErrorKind::environment, ErrorKind::conflict, ErrorKind::interrupted,
+                             ErrorKind::unsupported, ErrorKind::internal};
+  std::set<int> codes;
+  std::set<std::string_view> names;
+  for (ErrorKind kind : kinds) {
+    int code = exit_code(kind);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(code, 1) << "1 is left for commands that ran and report a negative outcome";
+    codes.insert(code);
+    names.insert(to_string(kind));
+  }
+  EXPECT_EQ(codes.size(), std::size(kinds));
+  EXPECT_EQ(names.size(), std::size(kinds));
+  EXPECT_EQ(exit_code(ErrorKind::usage), 2);
+}
+
+TEST(Error, FailCarriesMessageAndHint) {
+  Result<int> r = fail(ErrorKind::not_found, "gone", "look elsewhere");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::not_found);
+  EXPECT_EQ(r.error().message, "gone");
+  EXPECT_EQ(r.error().hint, "look elsewhere");
+  Error e = Error{ErrorKind::io, "m", "h", {}}.with_note("n1").with_note("n2");
+  EXPECT_EQ(e.notes.size(), 2u);
+}
+
+}  // namespace
+}  // namespace zcuda

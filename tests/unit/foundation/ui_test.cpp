@@ -1,0 +1,43 @@
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/ui/style.hpp>
+#include <zcuda/ui/table.hpp>
+#include <zcuda/ui/units.hpp>
+
+namespace zcuda::ui {
+namespace {
+
+TEST(Units, Bytes) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(17163091968ull), "16.0 GiB");
+}
+
+TEST(Units, Duration) {
+  EXPECT_EQ(format_duration(1.25), "1.2 s");
+  EXPECT_EQ(format_duration(184), "3 min 04 s");
+  EXPECT_EQ(format_duration(3720), "1 h 02 min");
+}
+
+TEST(Style, NoColorWins) {
+  setenv("NO_COLOR", "1", 1);
+  EXPECT_FALSE(Style::for_stdout(ColorMode::always).colored());
+  unsetenv("NO_COLOR");
+  EXPECT_TRUE(Style::for_stdout(ColorMode::always).colored());
+  EXPECT_FALSE(Style::for_stdout(ColorMode::never).colored());
+  EXPECT_EQ(Style::for_stdout(ColorMode::always).red("x"), "\x1b[31mx\x1b[0m");
+}
+
+TEST(Table, AlignsOnVisibleWidth) {
+  Table t({"A", "B"});
+  t.add_row({"\x1b[31mred\x1b[0m", "1"});
+  t.add_row({"ü", "2"});
+  EXPECT_EQ(t.render(""), "A    B\n\x1b[31mred\x1b[0m  1\nü    2\n");
+  EXPECT_EQ(visible_width("\x1b[1mab\x1b[0m"), 2u);
+}
+
+}  // namespace
+}  // namespace zcuda::ui
