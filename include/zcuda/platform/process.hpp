@@ -1,0 +1,61 @@
+#pragma once
+// Child processes: spawn with an exact argument vector and environment, capture or inherit the
+// standard streams, enforce a timeout by killing the whole process tree, report how it ended.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::platform {
+
+using Environment = std::map<std::string, std::string>;
+
+enum class StreamMode {
+  inherit,  // the child shares zcuda's terminal (zcuda run)
+  capture,  // stdout and stderr are collected; stdin is empty (verify's probes)
+};
+
+struct ProcessSpec {
+  std::filesystem::path program;                    // a path, or a bare name searched on PATH
+  std::vector<std::string> args;                    // after the program name, passed exactly
+  std::optional<std::filesystem::path> working_dir;
+  std::optional<Environment> environment;           // the child's whole environment; unset = inherit
+  StreamMode streams = StreamMode::inherit;
+  std::optional<std::chrono::milliseconds> timeout; // past it the whole tree is killed
+  std::size_t capture_limit = 16u << 20;            // bytes kept per captured stream
+};
+
+struct ProcessResult {
+  int exit_code = 0;                // the child's exit code; on POSIX 128+N when killed by signal N
+  std::optional<int> signal;        // POSIX: the terminating signal
+  std::optional<std::uint32_t> exception_code;  // Windows: an NTSTATUS crash code (0xC0000005 ...)
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+// Runs the program to completion. Errors only when it could not be started (not found, not
+// executable); a crash or a non-zero exit is a result, not an error.
+// With StreamMode::inherit, Ctrl-C reaches the child as it would without zcuda, zcuda waits for
+// it, and the child is killed if zcuda dies (Linux: parent-death signal; Windows: a job object).
+Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+// The current process's environment.
+Environment current_environment();
+
+// Windows command-line quoting (the rules CommandLineToArgvW and the MSVC runtime apply), so
+// that each argument arrives in the child exactly as given. Pure: testable on every platform.
+std::string quote_windows_argument(std::string_view arg);
+std::string windows_command_line(std::string_view program, const std::vector<std::string>& args);
+
+// Human description of how a process ended: "exit code 3", "killed by signal 11 (SIGSEGV)",
+// "crashed with exception 0xC0000005 (access violation)", "timed out".
+std::string describe_exit(const ProcessResult& result);
+
+}  // namespace zcuda::platform

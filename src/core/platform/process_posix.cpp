@@ -1,0 +1,240 @@
+#include <zcuda/platform/process.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+extern char** environ;
+
+namespace zcuda::platform {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Pipe {
+  int read = -1;
+  int write = -1;
+  bool open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
+    read = fds[0];
+    write = fds[1];
+    return true;
+  }
+  static void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  ~Pipe() {
+    close_fd(read);
+    close_fd(write);
+  }
+};
+
+// While zcuda waits for a child that shares its terminal, Ctrl-C and Ctrl-\ are the child's to
+// handle (as with system()); SIGTERM/SIGHUP sent to zcuda are passed on to the child.
+volatile sig_atomic_t g_forward_pid = 0;
+extern "C" void forward_signal(int sig) {
+  if (g_forward_pid > 0) kill(g_forward_pid, sig);
+}
+
+class SignalGuard {
+ public:
+  explicit SignalGuard(bool active) : active_(active) {
+    if (!active_) return;
+    struct sigaction ignore{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
+    struct sigaction forward{};
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGTERM, &forward, &old_term_);
+    sigaction(SIGHUP, &forward, &old_hup_);
+  }
+  ~SignalGuard() {
+    if (!active_) return;
+    g_forward_pid = 0;
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGHUP, &old_hup_, nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+ private:
+  bool active_;
+  struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
+};
+
+[[noreturn]] void child_exec(const ProcessSpec& spec, const std::vector<char*>& argv, char** envp,
+                             int error_fd, int out_fd, int err_fd, pid_t parent) {
+  // Restore default signal dispositions the parent may have changed.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGQUIT, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (spec.streams == StreamMode::capture) {
+    // Its own process group, so a timeout can kill the whole tree; no terminal input.
+    setpgid(0, 0);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+  }
+  // Die with zcuda: if zcuda is killed, the child does not live on unsupervised.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  if (spec.working_dir && chdir(spec.working_dir->c_str()) != 0) {
+    int e = errno;
+    ssize_t ignored = write(error_fd, &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  if (envp != nullptr) environ = envp;
+  execvp(argv[0], argv.data());
+  int e = errno;
+  ssize_t ignored = write(error_fd, &e, sizeof e);
+  (void)ignored;
+  _exit(127);
+}
+
+void append_limited(std::string& target, const char* data, std::size_t n, std::size_t limit) {
+  if (target.size() >= limit) return;
+  target.append(data, std::min(n, limit - target.size()));
+}
+
+}  // namespace
+
+Environment current_environment() {
+  Environment env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    auto eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return env;
+}
+
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  std::string program = spec.program.string();
+  std::vector<std::string> storage;
+  storage.reserve(spec.args.size() + 1);
+  storage.push_back(program);
+  storage.insert(storage.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  std::vector<std::string> env_storage;
+  std::vector<char*> envp;
+  if (spec.environment) {
+    for (const auto& [key, value] : *spec.environment) env_storage.push_back(key + "=" + value);
+    for (auto& s : env_storage) envp.push_back(s.data());
+    envp.push_back(nullptr);
+  }
+
+  Pipe error_pipe, out_pipe, err_pipe;
+  if (!error_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
+  const bool capture = spec.streams == StreamMode::capture;
+  if (capture && (!out_pipe.open() || !err_pipe.open())) return fail(ErrorKind::internal, "Could not create a pipe");
+
+  SignalGuard guard(!capture);
+  const auto started = Clock::now();
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(errno)));
+  if (pid == 0) child_exec(spec, argv, spec.environment ? envp.data() : nullptr, error_pipe.write, out_pipe.write, err_pipe.write, parent);
+  if (capture) setpgid(pid, pid);  // also set here so a kill cannot race the child's own setpgid
+  g_forward_pid = capture ? 0 : pid;
+
+  Pipe::close_fd(error_pipe.write);
+  Pipe::close_fd(out_pipe.write);
+  Pipe::close_fd(err_pipe.write);
+  int exec_errno = 0;
+  if (read(error_pipe.read, &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) {
+    waitpid(pid, nullptr, 0);
+    if (exec_errno == ENOENT) {
+      return fail(ErrorKind::not_found, fmt::format("{} was not found", program),
+                  "Check the program's path, or that it is on PATH.");
+    }
+    return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(exec_errno)),
+                exec_errno == EACCES ? "Check that the file is executable (chmod +x)." : "");
+  }
+
+  ProcessResult result;
+  bool killed_for_timeout = false;
+  if (capture) {
+    pollfd fds[2] = {{out_pipe.read, POLLIN, 0}, {err_pipe.read, POLLIN, 0}};
+    int open_count = 2;
+    while (open_count > 0) {
+      int wait_ms = 200;
+      if (spec.timeout) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now());
+        if (left.count() <= 0) {
+          kill(-pid, SIGKILL);
+          killed_for_timeout = true;
+          break;
+        }
+        wait_ms = static_cast<int>(std::min<long long>(left.count(), 200));
+      }
+      if (poll(fds, 2, wait_ms) <= 0) continue;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char buffer[65536];
+        ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          fds[i].fd = -1;
+          --open_count;
+        } else {
+          append_limited(i == 0 ? result.out : result.err, buffer, static_cast<std::size_t>(n), spec.capture_limit);
+        }
+      }
+    }
+  }
+
+  int status = 0;
+  while (true) {
+    if (!killed_for_timeout && spec.timeout) {
+      pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid) break;
+      if (done < 0 && errno != EINTR) break;
+      if (Clock::now() >= started + *spec.timeout) {
+        kill(capture ? -pid : pid, SIGKILL);
+        killed_for_timeout = true;
+        continue;
+      }
+      usleep(2000);
+      continue;
+    }
+    if (waitpid(pid, &status, 0) == pid) break;
+    if (errno != EINTR) break;
+  }
+  // The tree of a captured child lives in its own group: make sure nothing of it survives.
+  if (capture) kill(-pid, SIGKILL);
+  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  result.timed_out = killed_for_timeout;
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace zcuda::platform
