@@ -2,11 +2,12 @@
 
 namespace zcuda::cli {
 
-// One declaration per subcommand file.
+CommandRun setup_detect(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
+      {"detect", "Explain whether this machine can run CUDA programs through ZLUDA", &setup_detect},
 
   };
   return table;

@@ -33,7 +33,9 @@ std::string Table::render(const std::string& indent) const {
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + '\n';
   };
-  std::string out = line(headers_);
+  // A table whose headers are all empty is a plain two-column list: no header line.
+  bool headless = std::all_of(headers_.begin(), headers_.end(), [](const std::string& h) { return h.empty(); });
+  std::string out = headless ? std::string() : line(headers_);
   for (const auto& row : rows_) out += line(row);
   return out;
 }

@@ -1,0 +1,116 @@
+// zcuda detect: probe the machine, then render the profile for a person or as JSON.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <zcuda/detect/detect.hpp>
+#include <zcuda/platform/process.hpp>
+#include <zcuda/ui/table.hpp>
+#include <zcuda/ui/units.hpp>
+
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+namespace {
+
+struct DetectOptions {
+  std::optional<std::filesystem::path> root;
+  bool no_hip = false;
+  bool strict = false;
+};
+
+std::string render(const detect::Profile& p, const ui::Style& s) {
+  std::string out;
+  std::size_t errors = 0, warnings = 0;
+  for (const auto& f : p.findings) {
+    errors += f.severity == detect::Severity::error;
+    warnings += f.severity == detect::Severity::warning;
+  }
+  out += p.ready() ? s.green(s.bold("Ready:")) + " this machine can run CUDA programs through ZLUDA"
+                   : s.red(s.bold("Not ready:")) + fmt::format(" {} problem{} to fix", errors, errors == 1 ? "" : "s");
+  if (warnings > 0) out += fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s");
+  out += "\n\n" + s.bold("GPUs") + "\n";
+  if (p.gpus.empty()) {
+    out += "  none found\n";
+  } else {
+    ui::Table t({"#", "Name", "gfx", "VRAM", "Type", "Status", "Seen by"});
+    for (const auto& g : p.gpus) {
+      std::string status = g.status == "validated" ? s.green(g.status) : g.status == "candidate" ? s.yellow(g.status) : g.status == "unsupported" ? s.red(g.status) : s.dim(g.status);
+      t.add_row({g.hip_index ? std::to_string(*g.hip_index) : "-", g.name, g.gfx.empty() ? "-" : g.gfx,
+                 g.vram_bytes ? ui::format_bytes(*g.vram_bytes) : "-", g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"),
+                 status, fmt::format("{}", fmt::join(g.seen_by, ", "))});
+    }
+    out += t.render();
+  }
+  out += "\n";
+  ui::Table facts({"", ""});
+  const auto& d = p.driver;
+  if (p.os == "windows") {
+    facts.add_row({"Driver", d.module_loaded ? fmt::format("{} {}{}", d.driver_desc, d.version, d.adrenalin_version.empty() ? "" : " (Adrenalin " + d.adrenalin_version + ")") : "no AMD display driver"});
+  } else {
+    std::string kfd = !d.kfd_present ? "/dev/kfd missing" : !d.kfd_accessible ? "/dev/kfd present" : *d.kfd_accessible ? "/dev/kfd accessible" : "/dev/kfd not accessible";
+    facts.add_row({"Driver", d.module_loaded ? fmt::format("amdgpu {}{}, {}", d.version.empty() ? "(in-kernel)" : d.version, d.initstate.empty() ? "" : " (" + d.initstate + ")", kfd) : "amdgpu not loaded"});
+  }
+  const auto& r = p.hip_runtime;
+  if (r.probed) {
+    std::string version = r.runtime_version ? fmt::format("{}.{}", *r.runtime_version / 10000000, (*r.runtime_version / 100000) % 100) : "?";
+    facts.add_row({"HIP runtime", r.loaded ? fmt::format("{} (HIP {}{}), {} device(s)", r.path, version, r.file_version.empty() ? "" : ", file " + r.file_version, r.device_count.value_or(0))
+                                           : "not found"});
+  }
+  if (const auto* h = p.selected_hip()) {
+    std::string libs;
+    for (const auto& l : h->libraries) {
+      if (l.component == "hip-runtime" || l.component == "hipinfo") continue;
+      libs += fmt::format("{}{} ", l.component, l.found ? s.green("✓") : s.red("✗"));
+    }
+    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm", fmt::format("{} at {} ({})", h->version.empty() ? "unknown version" : h->version, h->root, h->found_via)});
+    facts.add_row({"Libraries", libs});
+    for (const auto& [gfx, k] : h->kernels) {
+      facts.add_row({"Kernels " + gfx, fmt::format("rocBLAS {}  hipBLASLt {}", k.rocblas ? s.green("✓") : s.red("✗"), k.hipblaslt ? s.green("✓") : s.red("✗"))});
+    }
+  } else {
+    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm", s.red("not found")});
+  }
+  const auto& c = p.cuda;
+  std::string cuda = c.nvidia_gpu ? "NVIDIA GPU present" : "no NVIDIA GPU";
+  if (!c.toolkits.empty()) cuda += fmt::format("; CUDA toolkit at {}", fmt::join(c.toolkits, ", "));
+  if (c.driver_stub_only) cuda += " (stub libcuda only)";
+  facts.add_row({"CUDA", cuda});
+  out += facts.render();
+
+  if (!p.findings.empty()) {
+    out += "\n" + s.bold("Findings") + "\n";
+    for (const auto& f : p.findings) {
+      std::string mark = f.severity == detect::Severity::error ? s.red("✗ error  ") : f.severity == detect::Severity::warning ? s.yellow("! warning") : s.cyan("i info   ");
+      out += fmt::format("  {} {}  {}\n", mark, f.message, s.dim("[" + f.code + "]"));
+      if (!f.hint.empty()) out += fmt::format("              → {}\n", f.hint);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+CommandRun setup_detect(CLI::App& sub) {
+  auto options = std::make_shared<DetectOptions>();
+  sub.add_option("--root", options->root, "Read sysfs, /dev, /opt, /usr/share and /etc under DIR (a captured tree); skips loading libraries")
+      ->check(CLI::ExistingDirectory);
+  sub.add_flag("--no-hip", options->no_hip, "Do not load the HIP runtime library");
+  sub.add_flag("--strict", options->strict, "Exit with code 10 when any finding is an error");
+  sub.footer("Exit codes: 0 when detection ran (with --strict: and no error findings), 10 with --strict when the machine is not ready.");
+  return [options](Context& context) -> Result<CommandOutput> {
+    detect::Options detect_options;
+    detect_options.root = options->root;
+    detect_options.probe_hip_runtime = !options->no_hip;
+    detect_options.environment = platform::current_environment();
+    auto profile = detect::detect_machine(detect_options);
+    if (!profile) return std::unexpected(profile.error());
+    CommandOutput output;
+    output.json = *profile;
+    output.text = render(*profile, context.style);
+    if (options->strict && !profile->ready()) output.exit_code = exit_code(ErrorKind::environment);
+    return output;
+  };
+}
+
+}  // namespace zcuda::cli

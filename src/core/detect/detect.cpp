@@ -1,0 +1,51 @@
+#include <zcuda/detect/detect.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+#include <spdlog/spdlog.h>
+
+#include <zcuda/platform/os.hpp>
+
+#include "probes.hpp"
+
+namespace zcuda::detect {
+
+Result<Profile> detect_machine(const Options& options) {
+  if (options.root && !std::filesystem::is_directory(*options.root)) {
+    return fail(ErrorKind::not_found, fmt::format("--root {} is not a folder", *options.root),
+                "Pass the folder that holds the captured sys/, dev/, opt/ ... tree.");
+  }
+  SystemView view(options.root);
+  Profile profile;
+  profile.os = std::string(platform::os_id(platform::current_os()));
+  profile.root = options.root ? options.root->string() : "/";
+
+  const bool windows = platform::current_os() == platform::Os::windows;
+  if (windows && !options.root) {
+    probe_windows_gpus(profile);
+  } else {
+    probe_linux_gpus(view, profile);
+    probe_linux_driver(view, profile);
+  }
+  name_gpus(view, profile);
+  probe_hip_installs(view, options.environment, profile);
+  // Loading a library runs its code: never for a captured tree, and not when asked to skip.
+  if (!options.root && options.probe_hip_runtime) {
+    probe_hip_runtime(options.environment, profile);
+    // New gfx values from HIP may need kernel checks too.
+    if (std::any_of(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& g) { return g.gfx_source == "hip"; })) {
+      profile.hip_installs.clear();
+      probe_hip_installs(view, options.environment, profile);
+    }
+  }
+  probe_cuda(view, options.environment, profile);
+  assign_status(profile);
+  derive_findings(options.environment, profile);
+  std::stable_sort(profile.findings.begin(), profile.findings.end(), [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
+  for (const auto& note : profile.probe_notes) spdlog::info("detect: {}", note);
+  return profile;
+}
+
+}  // namespace zcuda::detect

@@ -1,0 +1,258 @@
+// HIP SDK (Windows) and ROCm (Linux) installs: where, which version, which of the math libraries
+// ZLUDA maps onto are there, and whether rocBLAS and hipBLASLt carry kernels for each GPU.
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include <zcuda/platform/os.hpp>
+
+#include "parsers.hpp"
+#include "probes.hpp"
+
+namespace zcuda::detect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Candidate {
+  fs::path root;
+  std::string found_via;
+};
+
+struct LibrarySpec {
+  const char* component;
+  std::vector<const char*> names;  // file names; a trailing '*' matches any suffix
+};
+
+bool name_matches(const std::string& file, const std::string& pattern) {
+  if (!pattern.empty() && pattern.back() == '*') return file.starts_with(pattern.substr(0, pattern.size() - 1));
+  return file == pattern;
+}
+
+std::string env_value(const platform::Environment& env, const std::string& key) {
+  auto it = env.find(key);
+  return it == env.end() ? std::string() : it->second;
+}
+
+bool windows() { return platform::current_os() == platform::Os::windows; }
+
+std::vector<fs::path> library_dirs(const fs::path& root) {
+  if (windows()) return {root / "bin"};
+  return {root / "lib", root / "lib64", root / "lib/x86_64-linux-gnu"};
+}
+
+const std::vector<LibrarySpec>& library_specs() {
+  static const std::vector<LibrarySpec> win = {
+      {"hip-runtime", {"amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"}},
+      {"rocblas", {"rocblas.dll"}},
+      {"hipblaslt", {"hipblaslt.dll", "libhipblaslt.dll"}},
+      {"rocsparse", {"rocsparse.dll"}},
+      {"hipfft", {"hipfft.dll"}},
+      {"miopen", {"MIOpen.dll"}},
+      {"hipinfo", {"hipInfo.exe"}},
+  };
+  static const std::vector<LibrarySpec> linux = {
+      {"hip-runtime", {"libamdhip64.so*"}},
+      {"rocblas", {"librocblas.so*"}},
+      {"hipblaslt", {"libhipblaslt.so*"}},
+      {"rocsparse", {"librocsparse.so*"}},
+      {"hipfft", {"libhipfft.so*"}},
+      {"miopen", {"libMIOpen.so*"}},
+      {"hipinfo", {"hipInfo", "hipinfo"}},
+  };
+  return windows() ? win : linux;
+}
+
+std::string read_version(const SystemView& view, const fs::path& root, const std::string& found_via, std::string& source) {
+  if (auto v = view.read_line(root / ".info/version"); v && !v->empty()) {
+    source = ".info/version";
+    return *v;
+  }
+  if (auto header = view.read(root / "include/hip/hip_version.h")) {
+    std::smatch m[3];
+    static const std::regex major("#define HIP_VERSION_MAJOR (\\d+)"), minor("#define HIP_VERSION_MINOR (\\d+)"), patch("#define HIP_VERSION_PATCH (\\d+)");
+    if (std::regex_search(*header, m[0], major) && std::regex_search(*header, m[1], minor)) {
+      source = "include/hip/hip_version.h";
+      std::string v = m[0][1].str() + "." + m[1][1].str();
+      if (std::regex_search(*header, m[2], patch)) v += "." + m[2][1].str();
+      return v;
+    }
+  }
+  // Distribution packages: the HIP runtime's file name carries the version.
+  if (found_via == "system") {
+    static const std::regex so("libamdhip64\\.so\\.(\\d+\\.\\d+[.\\d]*)");
+    for (const auto& dir : library_dirs(root)) {
+      for (const auto& name : view.list(dir)) {
+        std::smatch m;
+        if (std::regex_match(name, m, so)) {
+          source = "library file name";
+          return m[1].str();
+        }
+      }
+    }
+  }
+  // The HIP SDK installs into ...\ROCm\<major.minor>; /opt/rocm-6.4.0 likewise.
+  std::string leaf = root.filename().string();
+  if (leaf.empty()) leaf = root.parent_path().filename().string();
+  static const std::regex numbered("(?:rocm-)?(\\d+\\.\\d+(?:\\.\\d+)?)");
+  std::smatch m;
+  if (std::regex_match(leaf, m, numbered)) {
+    source = "folder name";
+    return m[1].str();
+  }
+  return {};
+}
+
+std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env) {
+  std::vector<Candidate> found;
+  auto add = [&](const fs::path& root, const std::string& via) {
+    if (!root.empty()) found.push_back({root, via});
+  };
+  if (windows()) {
+    add(fs::u8path(env_value(env, "HIP_PATH")), "HIP_PATH");
+    std::vector<std::pair<std::string, std::string>> versioned;
+    static const std::regex hip_path_n("HIP_PATH_(\\d+)", std::regex::icase);
+    for (const auto& [key, value] : env) {
+      if (std::regex_match(key, hip_path_n)) versioned.emplace_back(key, value);
+    }
+    std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
+    for (const auto& [key, value] : versioned) add(fs::u8path(value), key);
+    std::string program_files = env_value(env, "ProgramFiles");
+    if (program_files.empty()) program_files = "C:\\Program Files";
+    fs::path rocm = fs::u8path(program_files) / "AMD" / "ROCm";
+    auto versions = view.list(rocm);
+    std::sort(versions.begin(), versions.end(), [](auto& a, auto& b) { return compare_versions(a, b) > 0; });
+    for (const auto& v : versions) add(rocm / v, "ProgramFiles");
+  } else {
+    add(env_value(env, "ROCM_PATH"), "ROCM_PATH");
+    add(env_value(env, "HIP_PATH"), "HIP_PATH");
+    add("/opt/rocm", "/opt/rocm");
+    auto entries = view.list("/opt");
+    std::vector<std::string> numbered;
+    for (const auto& e : entries) {
+      if (e.starts_with("rocm-")) numbered.push_back(e);
+    }
+    std::sort(numbered.begin(), numbered.end(), [](auto& a, auto& b) { return compare_versions(a.substr(5), b.substr(5)) > 0; });
+    for (const auto& e : numbered) add(fs::path("/opt") / e, "/opt/rocm-*");
+    add("/usr", "system");
+  }
+  return found;
+}
+
+std::vector<std::string> archs_in(const std::vector<std::string>& files, const std::regex& pattern) {
+  std::set<std::string> archs;
+  for (const auto& f : files) {
+    for (std::sregex_iterator it(f.begin(), f.end(), pattern), end; it != end; ++it) archs.insert((*it)[1].str());
+  }
+  return {archs.begin(), archs.end()};
+}
+
+// Files of a kernel folder, including those of per-arch subfolders ("gfx1200/...").
+std::vector<std::string> kernel_files(const SystemView& view, const fs::path& dir) {
+  std::vector<std::string> files;
+  for (const auto& name : view.list(dir)) {
+    if (name.starts_with("gfx") && view.is_directory(dir / name)) {
+      for (const auto& inner : view.list(dir / name)) files.push_back(name + "/" + inner);
+    } else {
+      files.push_back(name);
+    }
+  }
+  return files;
+}
+
+std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, const char* library) {
+  std::vector<fs::path> dirs;
+  for (const auto& lib : library_dirs(root)) {
+    fs::path dir = lib / library / "library";
+    if (view.is_directory(dir)) dirs.push_back(dir);
+    // Debian's packages use <lib>/rocblas/<version>/library.
+    for (const auto& sub : view.list(lib / library)) {
+      if (sub != "library" && view.is_directory(lib / library / sub / "library")) dirs.push_back(lib / library / sub / "library");
+    }
+  }
+  return dirs;
+}
+
+}  // namespace
+
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, Profile& profile) {
+  std::set<std::string> seen;
+  std::vector<std::string> gfxs;
+  for (const auto& g : profile.gpus) {
+    if (g.vendor_id == kVendorAmd && !g.gfx.empty() && std::find(gfxs.begin(), gfxs.end(), g.gfx) == gfxs.end()) gfxs.push_back(g.gfx);
+  }
+  for (const auto& candidate : candidates(view, env)) {
+    if (!view.is_directory(candidate.root)) continue;
+    std::string key = view.canonical(candidate.root).lexically_normal().string();
+    while (key.size() > 1 && (key.back() == '/' || key.back() == '\\')) key.pop_back();
+    if (!seen.insert(key).second) continue;
+
+    HipInstall install;
+    install.root = candidate.root.string();
+    install.found_via = candidate.found_via;
+    for (const auto& spec : library_specs()) {
+      HipLibrary library{spec.component, false, {}};
+      std::vector<fs::path> dirs = library_dirs(candidate.root);
+      if (std::string(spec.component) == "hipinfo") dirs = {candidate.root / "bin"};
+      for (const auto& dir : dirs) {
+        for (const auto& file : view.list(dir)) {
+          for (const char* pattern : spec.names) {
+            if (!library.found && name_matches(file, pattern)) {
+              library.found = true;
+              library.path = (dir / file).string();
+            }
+          }
+        }
+      }
+      install.libraries.push_back(std::move(library));
+    }
+    auto has = [&](const char* component) {
+      return std::any_of(install.libraries.begin(), install.libraries.end(), [&](auto& l) { return l.component == component && l.found; });
+    };
+    // The system prefix counts only when it actually holds a HIP runtime (distribution packages).
+    if (candidate.found_via == "system" && !has("hip-runtime")) continue;
+    if (!has("hip-runtime") && !has("rocblas") && !view.exists(candidate.root / ".info/version")) {
+      profile.probe_notes.push_back(fmt::format("{} ({}) holds no HIP runtime or rocBLAS; ignored", install.root, candidate.found_via));
+      continue;
+    }
+    install.version = read_version(view, candidate.root, candidate.found_via, install.version_source);
+
+    static const std::regex tensile("TensileLibrary.*_(gfx[0-9a-f]+)\\.dat$");
+    static const std::regex any_gfx("(gfx[0-9a-f]{3,4})");
+    std::vector<std::string> rocblas_files, hipblaslt_files;
+    for (const auto& dir : kernel_dirs(view, candidate.root, "rocblas")) {
+      for (auto& f : kernel_files(view, dir)) rocblas_files.push_back(f);
+    }
+    for (const auto& dir : kernel_dirs(view, candidate.root, "hipblaslt")) {
+      for (auto& f : kernel_files(view, dir)) hipblaslt_files.push_back(f);
+    }
+    install.rocblas_archs = archs_in(rocblas_files, tensile);
+    install.hipblaslt_archs = archs_in(hipblaslt_files, any_gfx);
+    for (const auto& gfx : gfxs) {
+      KernelSupport k;
+      for (const auto& f : rocblas_files) {
+        std::string base = fs::path(f).filename().string();
+        if (base.starts_with("TensileLibrary") && base.ends_with("_" + gfx + ".dat")) {
+          k.rocblas = true;
+          k.rocblas_files.push_back(f);
+        }
+        if (base.find(gfx) != std::string::npos && (base.ends_with(".co") || base.ends_with(".hsaco"))) k.rocblas_code_objects = true;
+      }
+      for (const auto& f : hipblaslt_files) {
+        // gfx1100 must not match gfx11000-like names of other archs: require a non-hex next char.
+        auto pos = f.find(gfx);
+        if (pos != std::string::npos && (pos + gfx.size() == f.size() || !std::isxdigit(static_cast<unsigned char>(f[pos + gfx.size()])))) {
+          k.hipblaslt = true;
+          if (k.hipblaslt_files.size() < 5) k.hipblaslt_files.push_back(f);
+        }
+      }
+      install.kernels[gfx] = std::move(k);
+    }
+    profile.hip_installs.push_back(std::move(install));
+  }
+}
+
+}  // namespace zcuda::detect

@@ -1,0 +1,29 @@
+#pragma once
+// The individual probes of detect_machine. Each fills its part of the profile and records what
+// it could not do in profile.probe_notes; none fails the whole detection.
+#include <zcuda/detect/detect.hpp>
+
+#include "system_view.hpp"
+
+namespace zcuda::detect {
+
+// Linux: PCI display devices, DRM cards and KFD topology nodes, merged into profile.gpus.
+void probe_linux_gpus(const SystemView& view, Profile& profile);
+// Linux: amdgpu module state and /dev/kfd access.
+void probe_linux_driver(const SystemView& view, Profile& profile);
+// Windows: DXGI adapters and the display class registry key.
+void probe_windows_gpus(Profile& profile);
+// Marketing names (amdgpu.ids, then zcuda's table, then pci.ids) and gfx from the table.
+void name_gpus(const SystemView& view, Profile& profile);
+// HIP SDK / ROCm installs, their math libraries and per-gfx kernel files.
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, Profile& profile);
+// The HIP runtime library, loaded and asked for its devices; reconciled with profile.gpus.
+void probe_hip_runtime(const platform::Environment& env, Profile& profile);
+// NVIDIA GPUs, CUDA toolkits, CUDA libraries that could shadow ZLUDA's.
+void probe_cuda(const SystemView& view, const platform::Environment& env, Profile& profile);
+// Support status per GPU from manifests/gpu-support.json.
+void assign_status(Profile& profile);
+// The findings: what is wrong and what to do.
+void derive_findings(const platform::Environment& env, Profile& profile);
+
+}  // namespace zcuda::detect

@@ -1,0 +1,67 @@
+#include "system_view.hpp"
+
+#include <algorithm>
+
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::detect {
+
+namespace fs = std::filesystem;
+
+std::string trim(std::string_view text) {
+  const auto* ws = " \t\r\n";
+  auto begin = text.find_first_not_of(ws);
+  if (begin == std::string_view::npos) return {};
+  auto end = text.find_last_not_of(ws);
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+fs::path SystemView::host_path(const fs::path& path) const {
+  if (!root_) return path;
+  return *root_ / path.relative_path();
+}
+
+Result<std::string> SystemView::read(const fs::path& path, std::size_t max_bytes) const {
+  return platform::read_file(host_path(path), max_bytes);
+}
+
+std::optional<std::string> SystemView::read_line(const fs::path& path) const {
+  auto text = read(path, 64u << 10);
+  if (!text) return std::nullopt;
+  std::string_view view(*text);
+  return trim(view.substr(0, view.find('\n')));
+}
+
+bool SystemView::exists(const fs::path& path) const {
+  std::error_code ec;
+  return fs::exists(host_path(path), ec);
+}
+
+bool SystemView::is_directory(const fs::path& path) const {
+  std::error_code ec;
+  return fs::is_directory(host_path(path), ec);
+}
+
+std::vector<std::string> SystemView::list(const fs::path& path) const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(host_path(path), ec), end; !ec && it != end; it.increment(ec)) {
+    names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+fs::path SystemView::canonical(const fs::path& path) const {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(host_path(path), ec);
+  if (ec) return path;
+  if (!root_) return resolved;
+  // Map back to a live-machine path; a link leading out of the captured tree stays as given.
+  fs::path root = fs::weakly_canonical(*root_, ec);
+  auto rel = resolved.lexically_relative(root);
+  if (ec || rel.empty() || *rel.begin() == "..") return path;
+  return fs::path("/") / rel;
+}
+
+}  // namespace zcuda::detect

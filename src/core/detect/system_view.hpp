@@ -1,0 +1,39 @@
+#pragma once
+// Read-only access to the files probes look at, either on the live machine or under a captured
+// tree (--root). Every path is given as on the live machine ("/sys/class/kfd/...").
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::detect {
+
+class SystemView {
+ public:
+  explicit SystemView(std::optional<std::filesystem::path> root) : root_(std::move(root)) {}
+
+  bool rooted() const { return root_.has_value(); }
+  std::filesystem::path host_path(const std::filesystem::path& path) const;
+
+  // The file's text; ErrorKind::not_found when absent, ErrorKind::io when unreadable (EPERM
+  // from a device cgroup, EACCES), ErrorKind::invalid_input when larger than max_bytes.
+  Result<std::string> read(const std::filesystem::path& path, std::size_t max_bytes = 1u << 20) const;
+  // The first line of a small file with surrounding blanks removed, or nothing.
+  std::optional<std::string> read_line(const std::filesystem::path& path) const;
+  bool exists(const std::filesystem::path& path) const;
+  bool is_directory(const std::filesystem::path& path) const;
+  // Names of the entries of a folder, sorted; empty when it does not exist.
+  std::vector<std::string> list(const std::filesystem::path& path) const;
+  // Where a symbolic link points, resolved within the view (used for /opt/rocm -> rocm-6.4.0).
+  std::filesystem::path canonical(const std::filesystem::path& path) const;
+
+ private:
+  std::optional<std::filesystem::path> root_;
+};
+
+std::string trim(std::string_view text);
+
+}  // namespace zcuda::detect

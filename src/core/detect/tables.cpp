@@ -1,0 +1,76 @@
+#include "tables.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/manifest/embedded.hpp>
+
+#include "parsers.hpp"
+
+namespace zcuda::detect {
+
+namespace {
+
+const nlohmann::json& table(std::string_view name) {
+  static const nlohmann::json names = nlohmann::json::parse(embedded::find("amd-gpu-names.json").value_or("{}"), nullptr, false);
+  static const nlohmann::json support = nlohmann::json::parse(embedded::find("gpu-support.json").value_or("{}"), nullptr, false);
+  return name == "names" ? names : support;
+}
+
+std::string text(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optional<std::uint32_t> revision) {
+  const auto& devices = table("names").value("devices", nlohmann::json::array());
+  for (const auto& d : devices) {
+    auto id = parse_hex_id(text(d, "device"));
+    if (!id || *id != device_id) continue;
+    KnownDevice known{text(d, "family_name"), text(d, "chip"), text(d, "gfx"), false};
+    if (revision) {
+      for (const auto& [rev, name] : d.value("revisions", nlohmann::json::object()).items()) {
+        auto r = parse_hex_id(rev);
+        if (r && *r == *revision && name.is_string()) {
+          known.name = name.get<std::string>();
+          known.exact = true;
+        }
+      }
+    }
+    return known;
+  }
+  return std::nullopt;
+}
+
+ArchSupport arch_support(const std::string& gfx) {
+  const auto& support = table("support");
+  for (const auto& a : support.value("archs", nlohmann::json::array())) {
+    if (text(a, "gfx") == gfx) {
+      return {gfx, text(a, "status"), text(a, "min_hip_sdk"), text(a, "max_hip_sdk"), text(a, "source"), text(a, "cards")};
+    }
+  }
+  ArchSupport unsupported{gfx, "unsupported", "", "", "manifests/gpu-support.json (not listed)", ""};
+  auto notes = support.value("unsupported_notes", nlohmann::json::object());
+  if (auto it = notes.find(gfx); it != notes.end() && it->is_string()) unsupported.note = it->get<std::string>();
+  return unsupported;
+}
+
+Status validate_embedded_tables() {
+  const auto& names = table("names");
+  const auto& support = table("support");
+  if (names.is_discarded() || !names.contains("devices")) return fail(ErrorKind::internal, "amd-gpu-names.json is malformed");
+  if (support.is_discarded() || !support.contains("archs")) return fail(ErrorKind::internal, "gpu-support.json is malformed");
+  for (const auto& d : names["devices"]) {
+    if (!parse_hex_id(text(d, "device"))) return fail(ErrorKind::internal, fmt::format("bad device id in amd-gpu-names.json: {}", d.dump()));
+  }
+  for (const auto& a : support["archs"]) {
+    auto status = text(a, "status");
+    if (status != "validated" && status != "candidate") return fail(ErrorKind::internal, fmt::format("bad status in gpu-support.json: {}", a.dump()));
+    if (text(a, "source").empty()) return fail(ErrorKind::internal, fmt::format("entry without a source in gpu-support.json: {}", a.dump()));
+  }
+  return {};
+}
+
+}  // namespace zcuda::detect
