@@ -43,6 +43,11 @@ Result<Profile> detect_machine(const Options& options) {
   probe_cuda(view, options.environment, profile);
   assign_status(profile);
   derive_findings(options.environment, profile);
+  // AMD GPUs in the order programs will see them, then the others.
+  std::stable_sort(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& a, const Gpu& b) {
+    auto rank = [](const Gpu& g) { return g.hip_index ? *g.hip_index : (g.vendor_id == kVendorAmd ? 1000 : 2000); };
+    return rank(a) < rank(b);
+  });
   std::stable_sort(profile.findings.begin(), profile.findings.end(), [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   for (const auto& note : profile.probe_notes) spdlog::info("detect: {}", note);
   return profile;

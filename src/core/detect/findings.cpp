@@ -100,8 +100,12 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
   }
   for (const auto& gfx : gfxs) {
     ArchSupport support = arch_support(gfx);
+    // An integrated GPU beside a discrete one is deselected by HIP_VISIBLE_DEVICES: its gaps warn.
+    bool only_integrated = std::all_of(amd.begin(), amd.end(), [&](auto* g) { return g->gfx != gfx || g->integrated; });
+    bool has_discrete = std::any_of(amd.begin(), amd.end(), [](auto* g) { return !g->integrated; });
+    Severity gap = only_integrated && has_discrete ? Severity::warning : Severity::error;
     if (!support.min_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.min_hip_sdk) < 0) {
-      add(p, Severity::error, "hip-sdk-too-old", fmt::format("HIP SDK {} is older than {} needs ({} or newer)", hip->version, gfx, support.min_hip_sdk),
+      add(p, gap, "hip-sdk-too-old", fmt::format("{} {} is older than {} needs ({} or newer)", windows() ? "HIP SDK" : "ROCm", hip->version, gfx, support.min_hip_sdk),
           fmt::format("Install HIP SDK {} or newer.", support.min_hip_sdk));
     }
     if (!support.max_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.max_hip_sdk + ".999") > 0) {
@@ -110,7 +114,7 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     }
     auto k = hip->kernels.find(gfx);
     if (found(*hip, "rocblas") && k != hip->kernels.end() && !k->second.rocblas) {
-      add(p, Severity::error, "rocblas-kernels-missing",
+      add(p, gap, "rocblas-kernels-missing",
           fmt::format("rocBLAS in {} has no kernels for {} (it has: {}); rocBLAS aborts on this GPU", hip->root, gfx,
                       hip->rocblas_archs.empty() ? std::string("none") : fmt::format("{}", fmt::join(hip->rocblas_archs, ", "))),
           fmt::format("Install a HIP SDK that supports {} ({} or newer), or add rocBLAS kernel files built for {} to rocblas{}library.", gfx,

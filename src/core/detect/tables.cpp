@@ -31,7 +31,8 @@ std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optio
     if (!id || *id != device_id) continue;
     KnownDevice known{text(d, "family_name"), text(d, "chip"), text(d, "gfx"), false};
     if (revision) {
-      for (const auto& [rev, name] : d.value("revisions", nlohmann::json::object()).items()) {
+      const nlohmann::json revisions = d.value("revisions", nlohmann::json::object());
+      for (const auto& [rev, name] : revisions.items()) {
         auto r = parse_hex_id(rev);
         if (r && *r == *revision && name.is_string()) {
           known.name = name.get<std::string>();
