@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::test {
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(ZCUDA_FIXTURES_DIR) + "/detect/" + name; }
+
+TEST(DetectCli, HumanOutputSummarisesThenExplains) {
+  TempDir home;
+  auto r = run_zcuda({"detect", "--root", fixture("kernels-missing-rx9070xt"), "--home", home.path().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Not ready: 2 problems to fix", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("AMD Radeon RX 9070 XT"), std::string::npos);
+  EXPECT_NE(r.out.find("[rocblas-kernels-missing]"), std::string::npos);
+  EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "no colour when NO_COLOR is set and output is a pipe";
+}
+
+TEST(DetectCli, StrictExitsWithEnvironmentCode) {
+  TempDir home;
+  auto r = run_zcuda({"detect", "--strict", "--root", fixture("empty"), "--home", home.path().string()});
+  EXPECT_EQ(r.exit_code, 10);
+  auto ok = run_zcuda({"detect", "--strict", "--root", fixture("rx9060xt-rocm64"), "--home", home.path().string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+}
+
+TEST(DetectCli, JsonHasSchemaAndIntegerIds) {
+  TempDir home;
+  auto r = run_zcuda({"--json", "detect", "--root", fixture("igpu-plus-rx7900xtx"), "--home", home.path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["command"], "detect");
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  EXPECT_TRUE(j["gpus"][1]["device_id"].is_number_integer());
+  EXPECT_EQ(j["gpus"][1]["device_id"].get<int>(), 0x744C);
+  EXPECT_EQ(j["gpus"][1]["gfx"], "gfx1100");
+  EXPECT_EQ(j["hip"]["version"], "6.4.0-47");
+}
+
+TEST(DetectCli, GlobalOptionsMayFollowTheCommandAndLogGoesUnderHome) {
+  TempDir home;
+  auto r = run_zcuda({"detect", "--root", fixture("empty"), "--json", "--home", home.path().string(), "-v"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+  auto log = read_file(home / "logs" / "zcuda.log");
+  EXPECT_NE(log.find("command line:"), std::string::npos);
+  EXPECT_NE(log.find("detect finished"), std::string::npos);
+}
+
+TEST(DetectCli, ZcudaHomeEnvironmentIsUsed) {
+  TempDir home;
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = (home / "h").string();
+  auto r = run_zcuda({"detect", "--root", fixture("empty")}, o);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(home / "h" / "logs" / "zcuda.log"));
+}
+
+TEST(DetectCli, MissingRootIsAUsageError) {
+  auto r = run_zcuda({"detect", "--root", "/nonexistent/zcuda"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(DetectCli, ColourOnlyWhenAsked) {
+  TempDir home;
+  CommandOptions o;
+  o.unset_env = {"NO_COLOR"};
+  o.set_env["NO_COLOR"] = "";
+  auto r = run_zcuda({"detect", "--color", "always", "--root", fixture("empty"), "--home", home.path().string()}, o);
+  EXPECT_NE(r.out.find("\x1b["), std::string::npos);
+  CommandOptions n;
+  n.set_env["NO_COLOR"] = "1";
+  auto plain = run_zcuda({"detect", "--color", "always", "--root", fixture("empty"), "--home", home.path().string()}, n);
+  EXPECT_EQ(plain.out.find("\x1b["), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zcuda::test

@@ -1,0 +1,98 @@
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "parsers.hpp"
+#include "tables.hpp"
+
+namespace zcuda::detect {
+namespace {
+
+TEST(KfdProperties, ParsesRealNode) {
+  auto p = parse_kfd_properties("cpu_cores_count 0\nsimd_count 64\ngfx_target_version 120000\nvendor_id 4098\n");
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p->at("gfx_target_version"), 120000u);
+  EXPECT_EQ(p->at("vendor_id"), 4098u);
+}
+
+TEST(KfdProperties, MalformedInputIsAnError) {
+  for (const char* bad : {"", "simd_count\n", "simd_count abc\n", "simd_count -1\n", "simd_count 99999999999999999999999\n", "x 1 2\n"}) {
+    auto p = parse_kfd_properties(bad);
+    EXPECT_FALSE(p) << "accepted: " << bad;
+    if (!p) {
+      EXPECT_EQ(p.error().kind, ErrorKind::invalid_input);
+    }
+  }
+}
+
+TEST(GfxTarget, DecodesKernelEncoding) {
+  EXPECT_EQ(gfx_from_target_version(120000).value(), "gfx1200");
+  EXPECT_EQ(gfx_from_target_version(120001).value(), "gfx1201");
+  EXPECT_EQ(gfx_from_target_version(110001).value(), "gfx1101");  // Navi 32: GC 11.0.3 reports 11.0.1
+  EXPECT_EQ(gfx_from_target_version(90010).value(), "gfx90a");
+  EXPECT_EQ(gfx_from_target_version(100306).value(), "gfx1036");
+  EXPECT_EQ(gfx_from_target_version(0).value(), "");
+  EXPECT_FALSE(gfx_from_target_version(120016));   // stepping above 0xf
+  EXPECT_FALSE(gfx_from_target_version(121600));   // minor above 0xf
+  EXPECT_FALSE(gfx_from_target_version(99));       // no major
+}
+
+TEST(AmdgpuIds, ParsesLibdrmFormat) {
+  auto ids = parse_amdgpu_ids("# comment\n\n1.0.0\n7590,\tC0,\tAMD Radeon RX 9060 XT\n744C,\tC8,\t AMD Radeon RX 7900 XTX\n");
+  ASSERT_TRUE(ids) << ids.error().message;
+  EXPECT_EQ(ids->version, "1.0.0");
+  ASSERT_NE(ids->find(0x7590, 0xC0), nullptr);
+  EXPECT_EQ(ids->find(0x7590, 0xC0)->name, "AMD Radeon RX 9060 XT");
+  EXPECT_EQ(ids->find(0x744C, 0xC8)->name, "AMD Radeon RX 7900 XTX");
+  EXPECT_EQ(ids->find(0x7590, 0xC7), nullptr);
+}
+
+TEST(AmdgpuIds, MalformedInputIsAnError) {
+  for (const char* bad : {"", "# only comments\n", "1.0.0\n7590 C0 name\n", "1.0.0\nZZZZ,\tC0,\tname\n", "1.0.0\n7590,\tC0,\t\n",
+                          "1.0.0\n7590,\t1FF,\tname\n", "7590,\tC0,\tname\n"}) {
+    auto ids = parse_amdgpu_ids(bad);
+    EXPECT_FALSE(ids) << "accepted: " << bad;
+  }
+}
+
+TEST(Parsers, SurviveRandomBytes) {
+  std::mt19937 rng(12345);
+  for (int i = 0; i < 2000; ++i) {
+    std::string junk(rng() % 300, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng() % 256);
+    (void)parse_kfd_properties(junk);
+    (void)parse_amdgpu_ids(junk);
+    (void)parse_key_values(junk);
+    (void)parse_hex_id(junk);
+  }
+  SUCCEED();
+}
+
+TEST(Parsers, HexIdsAndVersions) {
+  EXPECT_EQ(parse_hex_id("0x7590\n").value(), 0x7590u);
+  EXPECT_EQ(parse_hex_id("c0").value(), 0xc0u);
+  EXPECT_FALSE(parse_hex_id("0x"));
+  EXPECT_FALSE(parse_hex_id("0x123456789"));
+  EXPECT_LT(compare_versions("6.2.4", "6.4"), 0);
+  EXPECT_GT(compare_versions("6.10", "6.4"), 0);
+  EXPECT_EQ(compare_versions("6.4", "6.4.0"), 0);
+  EXPECT_GT(compare_versions("6.4.0-47", "6.4"), 0);
+}
+
+TEST(Tables, EmbeddedTablesAreValid) {
+  ASSERT_TRUE(validate_embedded_tables());
+  auto rx9060xt = lookup_amd_device(0x7590, 0xC0);
+  ASSERT_TRUE(rx9060xt);
+  EXPECT_EQ(rx9060xt->name, "AMD Radeon RX 9060 XT");
+  EXPECT_EQ(rx9060xt->gfx, "gfx1200");
+  EXPECT_EQ(lookup_amd_device(0x7550, 0xC3)->name, "AMD Radeon RX 9070");
+  EXPECT_EQ(lookup_amd_device(0x7550, 0xC3)->gfx, "gfx1201");
+  EXPECT_FALSE(lookup_amd_device(0x7550, 0x99)->exact);
+  EXPECT_EQ(arch_support("gfx1200").status, "validated");
+  EXPECT_EQ(arch_support("gfx1100").status, "candidate");
+  EXPECT_EQ(arch_support("gfx1031").status, "unsupported");
+  EXPECT_FALSE(arch_support("gfx1031").note.empty());
+}
+
+}  // namespace
+}  // namespace zcuda::detect
