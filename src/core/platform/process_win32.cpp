@@ -2,6 +2,8 @@
 
 #include <windows.h>
 
+#include "utf8_win32.hpp"
+
 #include <algorithm>
 #include <thread>
 
@@ -11,23 +13,10 @@ namespace zcuda::platform {
 
 namespace {
 
+using win32::narrow;
+using win32::widen;
+
 using Clock = std::chrono::steady_clock;
-
-std::wstring widen(std::string_view text) {
-  if (text.empty()) return {};
-  int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<std::size_t>(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
-}
-
-std::string narrow(std::wstring_view text) {
-  if (text.empty()) return {};
-  int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<std::size_t>(n), '\0');
-  WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
 
 struct Handle {
   HANDLE h = nullptr;

@@ -3,27 +3,16 @@
 #include <windows.h>
 #include <dxgi.h>
 
+#include "utf8_win32.hpp"
+
 #include <fmt/format.h>
 
 namespace zcuda::platform::windows {
 
 namespace {
 
-std::string narrow(std::wstring_view text) {
-  if (text.empty()) return {};
-  int n = WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<std::size_t>(n), '\0');
-  WideCharToMultiByte(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
-
-std::wstring widen(std::string_view text) {
-  if (text.empty()) return {};
-  int n = MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<std::size_t>(n), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
-}
+using win32::narrow;
+using win32::widen;
 
 std::optional<std::wstring> query_string(HKEY key, const wchar_t* name) {
   DWORD type = 0;
