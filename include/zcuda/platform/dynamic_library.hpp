@@ -29,9 +29,14 @@ class DynamicLibrary {
   // The file the loader actually picked.
   std::filesystem::path path() const;
 
+  // Leaves the library loaded for the rest of the process. For runtimes (HIP) that register
+  // exit-time handlers and keep state that is unsafe to unload.
+  void keep_loaded() { keep_loaded_ = true; }
+
  private:
   explicit DynamicLibrary(void* handle) : handle_(handle) {}
   void* handle_ = nullptr;
+  bool keep_loaded_ = false;
 };
 
 }  // namespace zcuda::platform

@@ -79,6 +79,9 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
     return;
   }
   hip.loaded = true;
+  // The HIP runtime registers exit-time handlers and keeps global state: unloading it before
+  // the process ends is unsafe (and its allocations would then be reported as leaks).
+  library->keep_loaded();
   hip.path = library->path().string();
   if (platform::current_os() == platform::Os::windows) {
     if (auto version = platform::windows::file_version(hip.path)) hip.file_version = *version;

@@ -17,19 +17,22 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
   return DynamicLibrary(handle);
 }
 
-DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept : handle_(other.handle_), keep_loaded_(other.keep_loaded_) {
+  other.handle_ = nullptr;
+}
 
 DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
   if (this != &other) {
-    if (handle_ != nullptr) dlclose(handle_);
+    if (handle_ != nullptr && !keep_loaded_) dlclose(handle_);
     handle_ = other.handle_;
+    keep_loaded_ = other.keep_loaded_;
     other.handle_ = nullptr;
   }
   return *this;
 }
 
 DynamicLibrary::~DynamicLibrary() {
-  if (handle_ != nullptr) dlclose(handle_);
+  if (handle_ != nullptr && !keep_loaded_) dlclose(handle_);
 }
 
 void* DynamicLibrary::symbol(const char* name) const { return handle_ ? dlsym(handle_, name) : nullptr; }

@@ -19,19 +19,22 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
   return DynamicLibrary(reinterpret_cast<void*>(module));
 }
 
-DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept : handle_(other.handle_), keep_loaded_(other.keep_loaded_) {
+  other.handle_ = nullptr;
+}
 
 DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
   if (this != &other) {
-    if (handle_ != nullptr) FreeLibrary(reinterpret_cast<HMODULE>(handle_));
+    if (handle_ != nullptr && !keep_loaded_) FreeLibrary(reinterpret_cast<HMODULE>(handle_));
     handle_ = other.handle_;
+    keep_loaded_ = other.keep_loaded_;
     other.handle_ = nullptr;
   }
   return *this;
 }
 
 DynamicLibrary::~DynamicLibrary() {
-  if (handle_ != nullptr) FreeLibrary(reinterpret_cast<HMODULE>(handle_));
+  if (handle_ != nullptr && !keep_loaded_) FreeLibrary(reinterpret_cast<HMODULE>(handle_));
 }
 
 void* DynamicLibrary::symbol(const char* name) const {
