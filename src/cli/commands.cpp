@@ -3,12 +3,13 @@
 namespace zcuda::cli {
 
 CommandRun setup_detect(CLI::App& sub);
+CommandRun setup_report(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
       {"detect", "Explain whether this machine can run CUDA programs through ZLUDA", &setup_detect},
-
+      {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;
 }

@@ -1,0 +1,45 @@
+#pragma once
+// `zcuda report`: everything a maintainer needs about this machine and what was tried on it,
+// redacted, as JSON, as Markdown for a GitHub issue, or as a zip bundle with the logs.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/platform/process.hpp>
+#include <zcuda/report/redact.hpp>
+
+namespace zcuda::report {
+
+inline constexpr int kReportSchema = 1;
+
+struct CollectOptions {
+  app::Home home;
+  platform::Environment environment;
+  bool redact = true;
+  bool hash_installed_files = true;   // re-hash installed files against their receipts
+  std::size_t max_runs = 10;          // most recent run records included
+};
+
+// The report as JSON (docs/report.md), redacted unless options.redact is false. Works on a
+// machine with nothing installed or verified: absent parts say so.
+Result<nlohmann::json> collect(const CollectOptions& options);
+
+// The Redactor collect() uses, for redacting other output (logs in a bundle).
+Redactor redactor_for(const CollectOptions& options);
+
+// Markdown for a GitHub issue: a summary, then collapsible details.
+std::string render_markdown(const nlohmann::json& report);
+
+// A zip holding report.json, report.md and the redacted logs under home.
+Status write_bundle(const std::filesystem::path& zip, const nlohmann::json& report, const std::string& markdown,
+                    const std::filesystem::path& logs_folder, const Redactor& redactor);
+
+// Many reports -> a compatibility matrix (docs/report.md, "Merge").
+Result<nlohmann::json> merge(const std::vector<std::filesystem::path>& files);
+std::string render_matrix_markdown(const nlohmann::json& matrix);
+
+}  // namespace zcuda::report

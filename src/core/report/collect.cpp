@@ -1,0 +1,176 @@
+// Gathers the report: system, detect profile, installs with an integrity check, the last verify
+// results, recent runs and an allowlist of environment variables.
+#include <zcuda/report/report.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <zcuda/core/version.hpp>
+#include <zcuda/detect/detect.hpp>
+#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/os.hpp>
+#include <zcuda/platform/system_info.hpp>
+
+namespace zcuda::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<nlohmann::json> read_json(const fs::path& file) {
+  auto text = platform::read_file(file, 64u << 20);
+  if (!text) return std::nullopt;
+  auto parsed = nlohmann::json::parse(*text, nullptr, false);
+  if (parsed.is_discarded()) return std::nullopt;
+  return parsed;
+}
+
+bool allowed_variable(const std::string& name) {
+  static const char* prefixes[] = {"HIP_", "ROCR_", "ROCBLAS_", "HIPBLASLT_", "ZLUDA_", "TORCH_", "HSA_", "MIOPEN_", "CUDA_"};
+  static const std::set<std::string> exact = {"CUDA_PATH", "AMD_LOG_LEVEL", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "ROCM_PATH", "DISABLE_ADDMM_CUDA_LT"};
+  if (exact.count(name)) return true;
+  return std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.rfind(p, 0) == 0; });
+}
+
+// Entries of PATH-like lists that decide which GPU libraries load.
+bool library_relevant(std::string folder) {
+  std::transform(folder.begin(), folder.end(), folder.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const char* words[] = {"cuda", "rocm", "hip", "zluda", "nvidia", "amd", "torch", "cudnn"};
+  return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return folder.find(w) != std::string::npos; });
+}
+
+nlohmann::json environment_section(const platform::Environment& env) {
+  nlohmann::json variables = nlohmann::json::object();
+  nlohmann::json lists = nlohmann::json::object();
+  const char sep = platform::path_list_separator();
+  for (const auto& [name, value] : env) {
+    if (allowed_variable(name)) variables[name] = value;
+    if (name == "PATH" || name == "Path" || name == "LD_LIBRARY_PATH" || name == "LD_AUDIT") {
+      nlohmann::json entries = nlohmann::json::array();
+      std::size_t start = 0;
+      while (start <= value.size()) {
+        auto end = value.find(sep, start);
+        std::string entry = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        // LD_LIBRARY_PATH and LD_AUDIT matter whole; of PATH only the library-relevant entries.
+        if (!entry.empty() && (name.rfind("LD_", 0) == 0 || library_relevant(entry))) entries.push_back(entry);
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+      lists[name] = entries;
+    }
+  }
+  return {{"variables", variables}, {"library_paths", lists}};
+}
+
+nlohmann::json installs_section(const CollectOptions& options) {
+  nlohmann::json components = nlohmann::json::array();
+  fs::path base = options.home.installs();
+  std::error_code ec;
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_directory()) continue;
+    nlohmann::json component = {{"component", it->path().filename().string()}};
+    auto current = platform::read_file(it->path() / "current", 4096);
+    std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
+    component["current"] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
+    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / version / "receipt.json");
+    if (!receipt) receipt = version.empty() ? std::nullopt : read_json(it->path() / (version + ".receipt.json"));
+    if (!receipt) {
+      component["receipt"] = nullptr;
+      component["integrity"] = version.empty() ? "no current version" : "no receipt";
+      components.push_back(component);
+      continue;
+    }
+    component["artifact"] = receipt->value("artifact", nlohmann::json(nullptr));
+    std::size_t checked = 0, missing = 0, changed = 0;
+    nlohmann::json problems = nlohmann::json::array();
+    for (const auto& file : receipt->value("files", nlohmann::json::array())) {
+      std::string rel = file.value("path", "");
+      fs::path path = it->path() / version / fs::u8path(rel);
+      ++checked;
+      std::error_code fec;
+      auto size = fs::file_size(path, fec);
+      if (fec) {
+        ++missing;
+        if (problems.size() < 20) problems.push_back({{"path", rel}, {"problem", "missing"}});
+        continue;
+      }
+      bool differs = file.contains("size") && file["size"].is_number_unsigned() && file["size"].get<std::uint64_t>() != size;
+      if (!differs && options.hash_installed_files && file.contains("sha256")) {
+        auto digest = fetch::sha256_file(path);
+        differs = !digest || *digest != file["sha256"].get<std::string>();
+      }
+      if (differs) {
+        ++changed;
+        if (problems.size() < 20) problems.push_back({{"path", rel}, {"problem", "changed"}});
+      }
+    }
+    component["integrity"] = missing + changed == 0 ? "ok" : "damaged";
+    component["files_checked"] = checked;
+    component["files_missing"] = missing;
+    component["files_changed"] = changed;
+    component["problems"] = problems;
+    components.push_back(component);
+  }
+  return components;
+}
+
+nlohmann::json runs_section(const CollectOptions& options) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(options.home.state / "runs", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  // Run records are named by time, so the newest sort last.
+  std::sort(files.begin(), files.end());
+  nlohmann::json runs = nlohmann::json::array();
+  for (auto it = files.rbegin(); it != files.rend() && runs.size() < options.max_runs; ++it) {
+    if (auto run = read_json(*it)) runs.push_back(*run);
+  }
+  return runs;
+}
+
+}  // namespace
+
+Redactor redactor_for(const CollectOptions& options) {
+  return options.redact ? Redactor::for_machine(platform::system_info()) : Redactor::disabled();
+}
+
+Result<nlohmann::json> collect(const CollectOptions& options) {
+  platform::SystemInfo system = platform::system_info();
+  nlohmann::json report;
+  report["schema"] = kReportSchema;
+  report["generated_utc"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  report["zcuda"] = {{"version", std::string(version())}, {"build", std::string(build_info())}};
+  report["system"] = {{"os", platform::os_id(platform::current_os())},
+                      {"os_name", system.os_name},
+                      {"os_version", system.os_version},
+                      {"architecture", system.architecture},
+                      {"cpu", system.cpu},
+                      {"ram_bytes", system.ram_bytes ? nlohmann::json(*system.ram_bytes) : nlohmann::json(nullptr)}};
+
+  detect::Options detect_options;
+  detect_options.environment = options.environment;
+  auto profile = detect::detect_machine(detect_options);
+  if (profile) {
+    report["detect"] = *profile;
+  } else {
+    report["detect"] = {{"error", profile.error().message}};
+  }
+  report["installs"] = installs_section(options);
+  auto verify = read_json(options.home.state / "verify" / "last.json");
+  report["verify"] = verify ? *verify : nlohmann::json(nullptr);
+  report["runs"] = runs_section(options);
+  report["environment"] = environment_section(options.environment);
+  report["redacted"] = options.redact;
+
+  Redactor redactor = options.redact ? Redactor::for_machine(system) : Redactor::disabled();
+  redactor.apply(report);
+  return report;
+}
+
+}  // namespace zcuda::report

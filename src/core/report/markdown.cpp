@@ -1,0 +1,150 @@
+// Markdown for a GitHub issue: a short summary table, then collapsible <details> sections.
+#include <zcuda/report/report.hpp>
+
+#include <fmt/format.h>
+
+#include <zcuda/ui/units.hpp>
+
+namespace zcuda::report {
+
+namespace {
+
+std::string str(const nlohmann::json& j, const char* key, const char* absent = "—") {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return absent;
+  if (it->is_string()) return it->get<std::string>();
+  return it->dump();
+}
+
+// Table cells must not break the row.
+std::string cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string details(const std::string& title, const std::string& body) {
+  return fmt::format("<details><summary>{}</summary>\n\n{}\n</details>\n\n", title, body);
+}
+
+std::string gpu_line(const nlohmann::json& g) {
+  std::string line = str(g, "name");
+  if (!g["gfx"].is_null()) line += fmt::format(" ({})", g["gfx"].get<std::string>());
+  if (g.value("integrated", false)) line += ", integrated";
+  line += ", " + str(g, "status");
+  return line;
+}
+
+std::string verify_summary(const nlohmann::json& verify) {
+  if (verify.is_null()) return "not run";
+  std::map<std::string, int> counts;
+  for (const auto& c : verify.value("checks", nlohmann::json::array())) counts[c.value("status", "?")]++;
+  std::string out;
+  for (const auto& [status, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, status);
+  return out.empty() ? "no checks" : out;
+}
+
+}  // namespace
+
+std::string render_markdown(const nlohmann::json& r) {
+  const nlohmann::json& d = r.value("detect", nlohmann::json::object());
+  const nlohmann::json& sys = r["system"];
+  std::string out = "## zcuda report\n\n";
+  out += "| | |\n|---|---|\n";
+  out += fmt::format("| zcuda | {} ({}) |\n", cell(str(r["zcuda"], "version")), cell(str(r["zcuda"], "build")));
+  out += fmt::format("| OS | {} {} {} |\n", cell(str(sys, "os_name")), cell(str(sys, "os_version", "")), cell(str(sys, "architecture", "")));
+  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")), sys["ram_bytes"].is_number() ? ui::format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
+  std::string gpus;
+  for (const auto& g : d.value("gpus", nlohmann::json::array())) gpus += (gpus.empty() ? "" : "; ") + gpu_line(g);
+  out += fmt::format("| GPU | {} |\n", cell(gpus.empty() ? "none found" : gpus));
+  const auto& drv = d.value("driver", nlohmann::json::object());
+  std::string driver = str(drv, "version", "unknown");
+  if (!drv.value("adrenalin_version", nlohmann::json(nullptr)).is_null()) driver += " (Adrenalin " + str(drv, "adrenalin_version") + ")";
+  out += fmt::format("| Driver | {} |\n", cell(driver));
+  const auto& rt = d.value("hip_runtime", nlohmann::json::object());
+  out += fmt::format("| HIP runtime | {} |\n", cell(rt.value("loaded", false) ? str(rt, "path") + (rt["file_version"].is_null() ? "" : " " + str(rt, "file_version")) : "not loaded"));
+  const auto& hip = d.value("hip", nlohmann::json(nullptr));
+  out += fmt::format("| HIP SDK / ROCm | {} |\n", cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
+  std::string installed;
+  for (const auto& c : r.value("installs", nlohmann::json::array())) {
+    installed += fmt::format("{}{} {} ({})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
+  }
+  out += fmt::format("| Installed | {} |\n", cell(installed.empty() ? "nothing installed by zcuda" : installed));
+  out += fmt::format("| Verify | {} |\n", cell(verify_summary(r.value("verify", nlohmann::json(nullptr)))));
+  out += fmt::format("| Ready | {} |\n\n", d.value("ready", false) ? "yes" : "no");
+
+  std::string findings;
+  for (const auto& f : d.value("findings", nlohmann::json::array())) {
+    findings += fmt::format("- **{}** `{}`: {}\n  - {}\n", str(f, "severity"), str(f, "code"), str(f, "message"), str(f, "hint", ""));
+  }
+  out += details("Findings", findings.empty() ? "None." : findings);
+
+  std::string gpu_table = "| # | Name | vendor:device rev | gfx | VRAM | status | seen by |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& g : d.value("gpus", nlohmann::json::array())) {
+    gpu_table += fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")),
+                             g.value("vendor_id", 0u), g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "",
+                             str(g, "gfx"), g["vram_bytes"].is_number() ? ui::format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
+                             cell(g.value("seen_by", nlohmann::json::array()).dump()));
+  }
+  out += details("GPUs", gpu_table);
+
+  if (!hip.is_null()) {
+    std::string libs = "| component | found | file |\n|---|---|---|\n";
+    for (const auto& l : hip.value("libraries", nlohmann::json::array())) {
+      libs += fmt::format("| {} | {} | {} |\n", str(l, "component"), l.value("found", false) ? "yes" : "no", cell(str(l, "path", "")));
+    }
+    for (const auto& [gfx, k] : hip.value("kernels", nlohmann::json::object()).items()) {
+      libs += fmt::format("\nKernels for {}: rocBLAS {}, hipBLASLt {}\n", gfx, k.value("rocblas", false) ? "yes" : "no", k.value("hipblaslt", false) ? "yes" : "no");
+    }
+    out += details("HIP SDK / ROCm libraries and kernels", libs);
+  }
+
+  std::string installs;
+  for (const auto& c : r.value("installs", nlohmann::json::array())) {
+    installs += fmt::format("- {} {}: integrity {}", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
+    if (c.contains("files_checked")) installs += fmt::format(" ({} files checked, {} missing, {} changed)", c["files_checked"].get<int>(), c["files_missing"].get<int>(), c["files_changed"].get<int>());
+    installs += "\n";
+    if (c.contains("artifact") && c["artifact"].is_object()) {
+      installs += fmt::format("  - from {} (sha256 {})\n", str(c["artifact"], "url"), str(c["artifact"], "sha256"));
+    }
+  }
+  out += details("Installed components", installs.empty() ? "Nothing installed by zcuda." : installs);
+
+  const auto& verify = r.value("verify", nlohmann::json(nullptr));
+  if (verify.is_null()) {
+    out += details("Verify", "`zcuda verify` has not been run on this machine.");
+  } else {
+    std::string v = fmt::format("Stack: {}; device: {}\n\n| check | status | detail | library |\n|---|---|---|---|\n", str(verify, "stack"), cell(str(verify, "device")));
+    for (const auto& c : verify.value("checks", nlohmann::json::array())) {
+      std::string lib;
+      auto libs = c.value("libraries", nlohmann::json::array());
+      if (!libs.empty()) lib = libs[0].is_object() ? str(libs[0], "path") : libs[0].dump();
+      v += fmt::format("| {} | {} | {} | {} |\n", str(c, "name"), str(c, "status"), cell(str(c, "detail", "")), cell(lib));
+    }
+    out += details("Verify results", v);
+  }
+
+  std::string runs;
+  for (const auto& run : r.value("runs", nlohmann::json::array())) {
+    runs += fmt::format("- {} `{}`: exit {} after {} s\n", str(run, "started_utc", str(run, "time").c_str()), cell(str(run, "program")), str(run, "exit_code"), str(run, "duration_s", str(run, "seconds").c_str()));
+  }
+  out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);
+
+  const auto& env = r.value("environment", nlohmann::json::object());
+  std::string env_text = "```\n";
+  for (const auto& [name, value] : env.value("variables", nlohmann::json::object()).items()) env_text += fmt::format("{}={}\n", name, value.get<std::string>());
+  for (const auto& [name, entries] : env.value("library_paths", nlohmann::json::object()).items()) {
+    for (const auto& e : entries) env_text += fmt::format("{} entry: {}\n", name, e.get<std::string>());
+  }
+  env_text += "```\n";
+  out += details("Environment (allowlisted)", env_text);
+  out += r.value("redacted", true) ? "_User and host names, the home folder, e-mail addresses and secrets are replaced by placeholders._\n"
+                                   : "_Not redacted (--no-redact): check for private data before sharing._\n";
+  return out;
+}
+
+}  // namespace zcuda::report
