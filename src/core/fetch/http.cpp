@@ -96,7 +96,8 @@ struct Transfer {
   bool appended = false;
   std::optional<std::uint64_t> expected_total;
   std::uint64_t bytes_received = 0;
-  enum class Stop { none, http_status, too_large, bad_range } stop = Stop::none;
+  enum class Stop { none, http_status, too_large, bad_range, stalled } stop = Stop::none;
+  std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
   std::optional<Error> fatal;  // a disk error: nothing more can be written
 };
 
@@ -162,6 +163,7 @@ bool begin_body(Transfer& t) {
 
 std::size_t on_header(char* buffer, std::size_t size, std::size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
+  t.last_activity = std::chrono::steady_clock::now();
   std::string_view line(buffer, size * count);
   if (line.starts_with("HTTP/")) {
     t.content_range.clear();
@@ -197,12 +199,20 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   t.partial.hasher.update(data, n);
   t.partial.size += n;
   t.bytes_received += n;
+  t.last_activity = std::chrono::steady_clock::now();
   return n;
 }
 
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto& t = *static_cast<Transfer*>(user);
   if (cancelled(t.options)) return 1;  // aborts with CURLE_ABORTED_BY_CALLBACK
+  // libcurl's LOW_SPEED check averages over several seconds, so a stall after a fast start is
+  // seen late; this one measures the silence itself. libcurl calls us about once a second
+  // while nothing arrives.
+  if (std::chrono::steady_clock::now() - t.last_activity > t.options.stall_timeout) {
+    t.stop = Transfer::Stop::stalled;
+    return 1;
+  }
   auto total = t.request.size ? t.request.size : t.expected_total;
   t.progress.report(t.partial.size, total);
   return 0;
@@ -226,7 +236,7 @@ void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_s
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(o.connect_timeout.count()));
-  // Less than one byte a second for stall_timeout seconds is a stall.
+  // Less than one byte a second for stall_timeout seconds is a stall (a backstop to on_progress).
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<std::int64_t>(1, o.stall_timeout.count())));
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024L);
@@ -336,6 +346,11 @@ Attempt http_attempt(const std::string& url, Partial& partial, const Request& re
   Attempt result;
   if (t.fatal) {
     result = failed(Attempt::Outcome::fatal, *t.fatal);
+  } else if (t.stop == Transfer::Stop::stalled) {
+    spdlog::info("{}: no data for {} s; treating it as a stall", url, options.stall_timeout.count());
+    result = failed(Attempt::Outcome::retry,
+                    Error{ErrorKind::network,
+                          fmt::format("{} sent nothing for {} s", url, options.stall_timeout.count()), {}, {}});
   } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
     result = failed(Attempt::Outcome::fatal,
                     Error{ErrorKind::interrupted, fmt::format("Download of {} stopped", url),
