@@ -163,8 +163,10 @@ SourceResult try_http_source(const std::string& url, Partial& partial, const Cac
   }
   // Out of attempts. Bytes that arrived are kept, so say how far it got.
   std::optional<std::uint64_t> total = request.size ? request.size : last_total;
-  if (partial.size > 0 && total && partial.size < *total) {
-    return source_failed(incomplete_error(url, partial.size, *total));
+  if (transferred > 0 && partial.size > 0 && total && partial.size < *total) {
+    Error error = incomplete_error(url, partial.size, *total);
+    if (last_error) error.notes.push_back(fmt::format("last failure: {}", last_error->message));
+    return source_failed(std::move(error));
   }
   return source_failed(last_error.value_or(Error{ErrorKind::network, fmt::format("Could not download {}", url), {}, {}}));
 }

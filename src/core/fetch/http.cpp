@@ -186,7 +186,10 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   auto& t = *static_cast<Transfer*>(user);
   std::size_t n = size * count;
   if (!t.body_started && !begin_body(t)) return 0;
-  if (t.request.size && t.partial.size + n > *t.request.size) {
+  // More bytes than pinned is the wrong file. When the server announces a larger size up front,
+  // one chunk is kept (for the error's preview) and the rest is not waited for.
+  bool announced_larger = t.expected_total && t.request.size && *t.expected_total > *t.request.size;
+  if (t.request.size && (t.partial.size + n > *t.request.size || (announced_larger && t.bytes_received > 0))) {
     t.stop = Transfer::Stop::too_large;
     return 0;
   }

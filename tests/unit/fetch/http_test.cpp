@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -301,6 +302,22 @@ TEST_F(FetchTest, BodyLargerThanPinnedIsStoppedEarly) {
   EXPECT_EQ(got.error().kind, ErrorKind::integrity);
   EXPECT_TRUE(contains(got.error().message, "more than the 1000 bytes")) << got.error().message;
   EXPECT_FALSE(fs::exists(cache.partial_path(request.sha256)));
+}
+
+TEST_F(FetchTest, AnnouncedLargerBodyIsNotWaitedFor) {
+  HttpServer server;
+  std::string body = make_body(200'000);
+  // 16 MiB announced, sent slowly: waiting for all of it would take five seconds.
+  server.serve("/a", {.body = std::string(16u << 20, 'x'), .chunk = 65536, .chunk_delay = 20ms});
+  auto start = std::chrono::steady_clock::now();
+  auto got = fetch(request_for(body, {server.url("/a")}), cache, fast_options());
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ErrorKind::integrity);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  std::smatch match;
+  std::string message = got.error().message;
+  ASSERT_TRUE(std::regex_search(message, match, std::regex("stopped after the first ([0-9]+) bytes"))) << message;
+  EXPECT_LE(std::stoull(match[1].str()), 200'000u);
 }
 
 TEST_F(FetchTest, StalledTransferTimesOutAndResumes) {
