@@ -303,7 +303,7 @@ void HttpServer::handle(int fd) {
         return finish();
       }
       status = 206;
-      first = from;
+      first = fault && fault->range_from_zero ? 0 : from;
       last = std::min(to.value_or(full.size() - 1), full.size() - 1);
       headers.push_back(fmt::format("Content-Range: bytes {}-{}/{}", first, last, full.size()));
     }

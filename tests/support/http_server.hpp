@@ -48,6 +48,7 @@ struct HttpFault {
   bool reset = false;                      // drop with a TCP reset instead of a clean close
   std::optional<std::size_t> stall_after{};  // send this many body bytes, then stay silent...
   std::chrono::milliseconds stall_for{0};  // ...for this long before going on
+  bool range_from_zero = false;            // answer a Range request with 206 for the whole body
 };
 
 struct TlsFiles {

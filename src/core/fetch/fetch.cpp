@@ -302,7 +302,10 @@ Result<Fetched> fetch(const Request& request, const Cache& cache, const Options&
   auto partial = detail::open_partial(cache, request, options);
   if (!partial) return std::unexpected(partial.error());
 
-  if (options.offline_dir) return fetch_offline(*options.offline_dir, *partial, cache, request, options);
+  if (options.offline_dir) {
+    if (auto space = check_free_space(cache, request, 0); !space) return std::unexpected(space.error());
+    return fetch_offline(*options.offline_dir, *partial, cache, request, options);
+  }
 
   // An earlier run may have stopped between the last byte and the rename.
   if (request.size && partial->size == *request.size) {

@@ -231,7 +231,8 @@ void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_s
   const Options& o = t.options;
   curl_easy_setopt(h, CURLOPT_URL, t.url.c_str());
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errors);
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  // CURLOPT_NOSIGNAL stays 0: libcurl then ignores SIGPIPE while it transfers, so a server that
+  // hangs up mid-TLS-write cannot kill zcuda (the threaded resolver needs no SIGALRM anyway).
   curl_easy_setopt(h, CURLOPT_USERAGENT, fmt::format("zcuda/{}", version()).c_str());
   // Redirects (GitHub release assets go through one) but only to http(s), never file:// etc.
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);

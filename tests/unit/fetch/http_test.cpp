@@ -184,6 +184,37 @@ TEST_F(FetchTest, RangeNotSatisfiableStartsAgainFromZero) {
   EXPECT_EQ(test::read_file(got->file), body);
 }
 
+TEST_F(FetchTest, ContentRangeNotContinuingThePartialStartsAgain) {
+  HttpServer server;
+  std::string body = make_body(100'000);
+  server.serve("/a", {.body = body, .etag = "\"v1\""});
+  server.push_fault("/a", {.cut_after = 40'000});
+  server.push_fault("/a", {.range_from_zero = true});  // 206, but "bytes 0-99999/100000"
+  auto got = fetch(request_for(body, {server.url("/a")}), cache, fast_options());
+  ASSERT_TRUE(got) << got.error().message;
+  auto requests = server.requests_for("/a");
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].header("range"), "bytes=40000-");
+  EXPECT_EQ(requests[2].header("range"), "") << "the partial was dropped and the file fetched whole";
+  EXPECT_EQ(test::read_file(got->file), body);
+}
+
+TEST_F(FetchTest, ResumedDownloadThatFailsVerificationGetsOneCleanTry) {
+  HttpServer server;
+  std::string body = make_body(100'000);
+  server.serve("/a", {.body = body});
+  auto request = request_for(body, {server.url("/a")});
+  // A partial whose bytes came from somewhere else (another mirror, an older file).
+  test::write_file(cache.partial_path(request.sha256), make_body(30'000, 77));
+  auto got = fetch(request, cache, fast_options());
+  ASSERT_TRUE(got) << got.error().message;
+  auto requests = server.requests_for("/a");
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("range"), "bytes=30000-");
+  EXPECT_EQ(requests[1].header("range"), "");
+  EXPECT_EQ(test::read_file(got->file), body);
+}
+
 TEST_F(FetchTest, CompletePartialIsVerifiedWithoutATransfer) {
   HttpServer server;
   std::string body = make_body(20'000);
