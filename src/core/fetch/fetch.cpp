@@ -113,6 +113,8 @@ SourceResult try_http_source(const std::string& url, Partial& partial, const Cac
     Attempt a = detail::http_attempt(url, partial, request, options);
     transferred += a.bytes_received;
     if (a.expected_total) last_total = a.expected_total;
+    // A fresh 200 replaced whatever the partial held before.
+    if (!a.appended && (a.bytes_received > 0 || partial.size == 0)) resumed_from = 0;
     if (a.outcome == Attempt::Outcome::complete) {
       if (!a.appended) assembled = false;
       if (request.size && partial.size < *request.size && !a.expected_total) {

@@ -376,6 +376,31 @@ TEST_F(FetchTest, RedirectsAreFollowed) {
   EXPECT_EQ(server.count("/real"), 1u);
 }
 
+TEST_F(FetchTest, RedirectLoopsAreCut) {
+  HttpServer server;
+  std::string body = make_body(100);
+  for (int i = 0; i < 10; ++i) server.push_fault("/loop", {.status = 302, .location = server.url("/loop")});
+  auto options = fast_options();
+  options.max_redirects = 3;
+  auto got = fetch(request_for(body, {server.url("/loop")}), cache, options);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ErrorKind::network);
+  EXPECT_EQ(server.count("/loop"), 4u) << "the first request and three redirects, no retries";
+}
+
+TEST_F(FetchTest, ProxyFromTheEnvironmentIsUsed) {
+  HttpServer proxy;
+  std::string body = make_body(10'000);
+  // A proxy receives the absolute URL as the request target.
+  const std::string url = "http://zcuda-proxy-test.invalid/a.zip";
+  proxy.serve(url, {.body = body});
+  setenv("http_proxy", proxy.url("/").c_str(), 1);
+  auto got = fetch(request_for(body, {url}), cache, fast_options());
+  unsetenv("http_proxy");
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_EQ(proxy.count(url), 1u);
+}
+
 TEST_F(FetchTest, RedirectToAFileUrlIsRefused) {
   HttpServer server;
   std::string body = make_body(100);
