@@ -44,12 +44,19 @@ bool library_relevant(std::string folder) {
   return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return folder.find(w) != std::string::npos; });
 }
 
-nlohmann::json environment_section(const platform::Environment& env) {
+// A variable whose name says it holds a secret has its whole value redacted.
+bool secret_name(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  static const char* words[] = {"PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "AUTH", "CREDENTIAL", "COOKIE", "SESSION"};
+  return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return name.find(w) != std::string::npos; });
+}
+
+nlohmann::json environment_section(const platform::Environment& env, bool redact) {
   nlohmann::json variables = nlohmann::json::object();
   nlohmann::json lists = nlohmann::json::object();
   const char sep = platform::path_list_separator();
   for (const auto& [name, value] : env) {
-    if (allowed_variable(name)) variables[name] = value;
+    if (allowed_variable(name)) variables[name] = redact && secret_name(name) ? std::string("<redacted>") : value;
     if (name == "PATH" || name == "Path" || name == "LD_LIBRARY_PATH" || name == "LD_AUDIT") {
       nlohmann::json entries = nlohmann::json::array();
       std::size_t start = 0;
@@ -165,7 +172,7 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   auto verify = read_json(options.home.state / "verify" / "last.json");
   report["verify"] = verify ? *verify : nlohmann::json(nullptr);
   report["runs"] = runs_section(options);
-  report["environment"] = environment_section(options.environment);
+  report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;
 
   Redactor redactor = options.redact ? Redactor::for_machine(system) : Redactor::disabled();

@@ -16,6 +16,13 @@ std::string str(const nlohmann::json& j, const char* key, const char* absent = "
   return it->dump();
 }
 
+// A member by reference (iterating .items() of a temporary copy would dangle).
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? empty : *it;
+}
+
 // Table cells must not break the row.
 std::string cell(std::string text) {
   std::string out;
@@ -97,7 +104,7 @@ std::string render_markdown(const nlohmann::json& r) {
     for (const auto& l : hip.value("libraries", nlohmann::json::array())) {
       libs += fmt::format("| {} | {} | {} |\n", str(l, "component"), l.value("found", false) ? "yes" : "no", cell(str(l, "path", "")));
     }
-    for (const auto& [gfx, k] : hip.value("kernels", nlohmann::json::object()).items()) {
+    for (const auto& [gfx, k] : member(hip, "kernels").items()) {
       libs += fmt::format("\nKernels for {}: rocBLAS {}, hipBLASLt {}\n", gfx, k.value("rocblas", false) ? "yes" : "no", k.value("hipblaslt", false) ? "yes" : "no");
     }
     out += details("HIP SDK / ROCm libraries and kernels", libs);
@@ -136,8 +143,8 @@ std::string render_markdown(const nlohmann::json& r) {
 
   const auto& env = r.value("environment", nlohmann::json::object());
   std::string env_text = "```\n";
-  for (const auto& [name, value] : env.value("variables", nlohmann::json::object()).items()) env_text += fmt::format("{}={}\n", name, value.get<std::string>());
-  for (const auto& [name, entries] : env.value("library_paths", nlohmann::json::object()).items()) {
+  for (const auto& [name, value] : member(env, "variables").items()) env_text += fmt::format("{}={}\n", name, value.get<std::string>());
+  for (const auto& [name, entries] : member(env, "library_paths").items()) {
     for (const auto& e : entries) env_text += fmt::format("{} entry: {}\n", name, e.get<std::string>());
   }
   env_text += "```\n";

@@ -75,22 +75,22 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       row.key = key;
       row.reports++;
       arch_status[gfx] = text(gpu, "status");
-      bool all_core_pass = !verify.is_null();
       bool core_failed = false;
-      int core_seen = 0;
+      int driver_pass = 0, cublas_pass = 0;
       for (const auto& check : verify.is_null() ? nlohmann::json::array() : verify.value("checks", nlohmann::json::array())) {
         std::string name = text(check, "name");
         std::string status = text(check, "status");
         check_names.insert(name);
         row.checks[name][status]++;
         if (is_core(name)) {
-          ++core_seen;
-          all_core_pass = all_core_pass && status == "pass";
-          core_failed = core_failed || (status != "pass" && status != "unsupported" && status != "missing");
+          // A stub that says "not supported" is honest; wrong numbers, errors and crashes are not.
+          core_failed = core_failed || (status != "pass" && status != "unsupported");
+          driver_pass += status == "pass" && name.rfind("driver.", 0) == 0;
+          cublas_pass += status == "pass" && name.rfind("cublas.", 0) == 0;
         }
       }
       bool on_zluda = !verify.is_null() && text(verify, "stack") == "zluda";
-      if (on_zluda && core_seen > 0 && all_core_pass) evidence[gfx].first++;
+      if (on_zluda && !core_failed && driver_pass > 0 && cublas_pass > 0) evidence[gfx].first++;
       if (on_zluda && core_failed) evidence[gfx].second++;
     }
   }
@@ -112,8 +112,9 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
     out_rows.push_back(r);
   }
   matrix["rows"] = out_rows;
-  // The rule (docs/report.md): a candidate becomes validated with at least one report whose core
-  // checks all pass on ZLUDA and no report showing a core check failing on ZLUDA.
+  // The rule (docs/report.md): a candidate has evidence enough with at least one report on ZLUDA
+  // whose core checks all pass or are honestly unsupported (with driver and cuBLAS checks
+  // passing), and no report on ZLUDA where a core check failed, erred, crashed or timed out.
   nlohmann::json promotions = nlohmann::json::array();
   for (const auto& [gfx, counts] : evidence) {
     if (arch_status[gfx] == "candidate" && counts.first >= 1 && counts.second == 0) {
@@ -156,7 +157,7 @@ std::string render_matrix_markdown(const nlohmann::json& m) {
     out += "No candidate architecture has enough evidence to be called validated yet.\n";
   } else {
     for (const auto& r : ready) {
-      out += fmt::format("- **{}** is a candidate with {} report(s) passing every core check on ZLUDA and none failing: it can be marked `validated`.\n",
+      out += fmt::format("- **{}** is a candidate with {} report(s) on ZLUDA where every core check passed or was honestly unsupported, and none failing: it can be marked `validated`.\n",
                          text(r, "gfx"), r.value("passing_reports", 0));
     }
   }

@@ -46,10 +46,13 @@ Redactor Redactor::for_machine(const platform::SystemInfo& info) {
   add(R"(\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,})", "$1 <redacted>", icase);
   add(R"(\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})", "<redacted-token>");
   // name=value / name: value where the name says secret.
-  add(R"(((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_]*\s*[=:]\s*)("?)[^\s"',;&]+)", "$1$2<redacted>", icase);
+  add(R"(((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"',;&]+)", "$1$2<redacted>", icase);
   add(R"([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})", "<email>");
   if (info.home_folder.size() > 1) add(path_pattern(info.home_folder), "<home>", icase);
-  if (!info.host_name.empty() && info.host_name != "localhost") add("\\b" + escape_regex(info.host_name) + "\\b", "<host>", icase);
+  // Short names ("vm") match ordinary words when case is ignored: those match exactly.
+  if (!info.host_name.empty() && info.host_name != "localhost") {
+    add("\\b" + escape_regex(info.host_name) + "\\b", "<host>", info.host_name.size() >= 4 ? icase : std::regex::ECMAScript);
+  }
   if (info.user_name.size() >= 2) add("\\b" + escape_regex(info.user_name) + "\\b", "<user>");
   return r;
 }

@@ -1,0 +1,103 @@
+// zcuda report through the real binary: planted secrets must not appear in any output or file.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::test {
+namespace {
+
+const char* kSecrets[] = {"hunter2-secret", "ghp_plantedTokenPlantedToken1234567890", "leaky@example.org", "s3cr3t-proxy-pass", "sig-0123456789"};
+
+CommandOptions planted_environment(const TempDir& home) {
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = home.path().string();
+  o.set_env["ZLUDA_PROXY"] = "http://bob:s3cr3t-proxy-pass@proxy.local:3128";
+  o.set_env["HIP_MIRROR"] = "https://mirror.local/z.zip?sig=sig-0123456789";
+  o.set_env["TORCH_DB_PASSWORD"] = "hunter2-secret";
+  o.set_env["ZLUDA_CONTACT"] = "leaky@example.org";
+  o.set_env["GITHUB_TOKEN"] = "ghp_plantedTokenPlantedToken1234567890";  // not allowlisted at all
+  return o;
+}
+
+void plant_files(const TempDir& home) {
+  // A verify result and a log line that carry secrets too.
+  write_file(home / "state" / "verify" / "last.json",
+             R"({"schema":1,"stack":"zluda","device":"X [ZLUDA]","checks":[{"name":"driver.init","status":"pass","detail":"token=hunter2-secret","libraries":[]}]})");
+  write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
+}
+
+void expect_clean(const std::string& text, const std::string& where) {
+  for (const char* secret : kSecrets) EXPECT_EQ(text.find(secret), std::string::npos) << secret << " leaked into " << where;
+}
+
+TEST(ReportCli, MarkdownJsonFileAndBundleCarryNoSecrets) {
+  TempDir home;
+  plant_files(home);
+  auto o = planted_environment(home);
+  auto md = run_zcuda({"report", "--no-hash"}, o);
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("## zcuda report", 0), 0u);
+  EXPECT_NE(md.out.find("ZLUDA_PROXY=http://<redacted-credentials>@proxy.local:3128"), std::string::npos) << md.out;
+  expect_clean(md.out + md.err, "markdown");
+
+  auto js = run_zcuda({"--json", "report", "--no-hash"}, o);
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  auto j = nlohmann::json::parse(js.out);
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["command"], "report");
+  for (const char* key : {"zcuda", "system", "detect", "installs", "verify", "runs", "environment"}) EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["verify"]["checks"][0]["detail"], "token=<redacted>");
+  EXPECT_FALSE(j["environment"]["variables"].contains("GITHUB_TOKEN")) << "only allowlisted variables";
+  expect_clean(js.out, "json");
+
+  auto file = run_zcuda({"report", "--no-hash", "--output", (home / "out.md").string(), "--bundle", (home / "bundle.zip").string()}, o);
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_NE(file.out.find("Report written to"), std::string::npos);
+  expect_clean(read_file(home / "out.md"), "out.md");
+  auto listing = run_command({"unzip", "-Z1", (home / "bundle.zip").string()});
+  EXPECT_NE(listing.out.find("report.json"), std::string::npos);
+  EXPECT_NE(listing.out.find("report.md"), std::string::npos);
+  EXPECT_NE(listing.out.find("logs/zcuda.log"), std::string::npos);
+  auto contents = run_command({"unzip", "-p", (home / "bundle.zip").string()});
+  ASSERT_EQ(contents.exit_code, 0);
+  EXPECT_NE(contents.out.find("<redacted-token>"), std::string::npos);
+  expect_clean(contents.out, "bundle");
+  EXPECT_FALSE(std::filesystem::exists(home / "bundle.zip.partial"));
+}
+
+TEST(ReportCli, NoRedactIsExplicit) {
+  TempDir home;
+  auto o = planted_environment(home);
+  auto r = run_zcuda({"report", "--no-hash", "--no-redact"}, o);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("hunter2-secret"), std::string::npos);
+  EXPECT_NE(r.out.find("Not redacted"), std::string::npos);
+}
+
+TEST(ReportCli, WorksOnAnEmptyHome) {
+  TempDir home;
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = home.path().string();
+  auto r = run_zcuda({"report", "--no-hash"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("has not been run"), std::string::npos);
+  EXPECT_NE(r.out.find("nothing installed by zcuda"), std::string::npos);
+}
+
+TEST(ReportCli, MergeBuildsAMatrix) {
+  std::string dir = std::string(ZCUDA_FIXTURES_DIR) + "/report/";
+  auto r = run_zcuda({"report", "merge", dir + "report-a.json", dir + "report-b.json", dir + "report-c.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("## zcuda compatibility matrix (3 reports)"), std::string::npos);
+  EXPECT_NE(r.out.find("⚠"), std::string::npos);
+  auto j = run_zcuda({"report", "merge", "--json", dir + "report-a.json", dir + "report-b.json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["ready_to_validate"][0]["gfx"], "gfx1201");
+  auto bad = run_zcuda({"report", "merge", "/nonexistent/report.json"});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace zcuda::test
