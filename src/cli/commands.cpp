@@ -3,11 +3,12 @@
 namespace zcuda::cli {
 
 // One declaration per subcommand file.
+CommandRun setup_verify(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
-
+      {"verify", "Check numerically that the CUDA driver and libraries compute correctly", setup_verify},
   };
   return table;
 }

@@ -41,6 +41,19 @@ std::string Report::to_json(double seconds) const {
   return out.text();
 }
 
+namespace {
+std::string display_name(const std::string& role) {
+  if (role == "driver") return "the CUDA driver";
+  if (role == "cublas") return "cuBLAS";
+  if (role == "cublaslt") return "cuBLASLt";
+  if (role == "cusparse") return "cuSPARSE";
+  if (role == "cufft") return "cuFFT";
+  if (role == "cudnn") return "cuDNN";
+  if (role == "nvml") return "NVML";
+  return role;
+}
+}  // namespace
+
 Library require_library(Report& report, const std::string& role) {
   std::string error;
   const auto names = library_names(role);
@@ -48,7 +61,7 @@ Library require_library(Report& report, const std::string& role) {
   if (!lib.loaded()) {
     std::string tried;
     for (const auto& n : names) tried += (tried.empty() ? "" : ", ") + n;
-    throw Stop{Status::missing, role + " library not found (tried " + tried + "): " + error, std::nullopt};
+    throw Stop{Status::missing, display_name(role) + " not found (tried " + tried + "): " + error, std::nullopt};
   }
   report.libraries.push_back(lib.file());
   return lib;

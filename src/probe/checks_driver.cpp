@@ -250,7 +250,8 @@ void check_driver_kernel(Report& report) {
     expected[i] = sum;
     mismatched += std::memcmp(&sum, &c[i], 4) != 0;
   }
-  used_header.erase(std::remove(used_header.begin(), used_header.end(), '\n'), used_header.end());
+  std::replace(used_header.begin(), used_header.end(), '\n', ' ');
+  while (!used_header.empty() && used_header.back() == ' ') used_header.pop_back();
   report.metrics.str("ptx_header", used_header)
       .num("jit_seconds", jit_seconds)
       .num("kernel_ms", kernel_ms)
