@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds zcuda-probe alone (no zcuda packages needed) and runs every check natively, one process
-# per check as `zcuda verify` does, twice (the first pass includes cold library loads).
-# Usage: scripts/validate-probe.sh OUT_DIR        Produced docs/validation/nvidia-h200-native.json.
+# per check, scheduled as `zcuda verify` does by default: the timing checks (driver.memory,
+# driver.stream) alone, then the others four at a time. Run cold, then warm, then one at a time
+# (`zcuda verify --jobs 1`). Produced docs/validation/nvidia-h200-native.json.
+# Usage: scripts/validate-probe.sh OUT_DIR
 set -u
 out=${1:?usage: validate-probe.sh OUT_DIR}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -14,41 +17,39 @@ cd "$root"
   echo "compiler: $(g++ --version | head -1)"
   echo "cmake: $(cmake --version 2>/dev/null | head -1)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
-  ldconfig -p | grep -E 'libcuda\.so|libcublas|libcusparse|libcufft\.so|libcudnn\.so|libnvidia-ml' | sed 's/^/ldconfig: /'
 } > "$out/environment.txt" 2>&1
 
-build_start=$(date +%s%N)
+start=$(now_ms)
 if cmake --preset probe-only > "$out/build.log" 2>&1 && cmake --build --preset probe-only -j"$(nproc)" >> "$out/build.log" 2>&1; then
-  probe=build/probe-only/bin/zcuda-probe
+  probe=$root/build/probe-only/bin/zcuda-probe
 else
   echo "cmake build failed; falling back to g++" >> "$out/build.log"
   mkdir -p build/direct
   g++ -std=c++23 -O2 -o build/direct/zcuda-probe src/probe/*.cpp -ldl >> "$out/build.log" 2>&1 || exit 1
-  probe=build/direct/zcuda-probe
+  probe=$root/build/direct/zcuda-probe
 fi
-echo "build_ms: $(( ($(date +%s%N) - build_start) / 1000000 ))" >> "$out/environment.txt"
+echo "build_ms: $(( $(now_ms) - start ))" >> "$out/environment.txt"
+checks=$("$probe" --list | grep -o '"name":"[^"]*"' | cut -d'"' -f4)
+work=$(mktemp -d)
 
-"$probe" --list > "$out/list.json"
-checks=$(grep -o '"name":"[^"]*"' "$out/list.json" | cut -d'"' -f4)
-for pass in 1 2; do
-  : > "$out/pass$pass.jsonl"
-  suite_start=$(date +%s%N)
-  for c in $checks; do
-    start=$(date +%s%N)
-    timeout 120 "$probe" --check "$c" >> "$out/pass$pass.jsonl" 2>> "$out/pass$pass.stderr"
-    rc=$?
-    echo "$c exit=$rc wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" >> "$out/pass$pass.times"
-  done
-  echo "suite wall_ms=$(( ($(date +%s%N) - suite_start) / 1000000 ))" >> "$out/pass$pass.times"
-done
+one() {  # one check in its own process, with its wall time
+  local s; s=$(now_ms)
+  timeout 120 "$probe" --check "$1" > "$work/$1.json" 2>> "$work/stderr"
+  echo "$1 exit=$? wall_ms=$(( $(now_ms) - s ))" > "$work/$1.time"
+}
+export -f one now_ms; export probe work
 
-# Pass 3: every check at once, to see what running probes in parallel would save (bandwidth and
-# timing figures of this pass are not representative).
-: > "$out/parallel.jsonl"
-suite_start=$(date +%s%N)
-for c in $checks; do
-  timeout 120 "$probe" --check "$c" > "$out/parallel.$c.json" 2>> "$out/parallel.stderr" &
+for pass in runner-cold runner-warm sequential; do
+  rm -f "$work"/*.json "$work"/*.time
+  s=$(now_ms)
+  if [ "$pass" = sequential ]; then
+    for c in $checks; do one "$c"; done
+  else
+    for c in driver.memory driver.stream; do one "$c"; done
+    printf '%s\n' $checks | grep -vx -e driver.memory -e driver.stream | xargs -P 4 -I{} bash -c 'one {}'
+  fi
+  total=$(( $(now_ms) - s ))
+  for c in $checks; do cat "$work/$c.json"; done > "$out/$pass.jsonl"
+  { echo "[$pass]"; for c in $checks; do cat "$work/$c.time"; done; echo "suite wall_ms=$total"; } >> "$out/times.txt"
 done
-wait
-echo "parallel suite wall_ms=$(( ($(date +%s%N) - suite_start) / 1000000 ))" >> "$out/parallel.times"
-cat "$out"/parallel.*.json > "$out/parallel.jsonl" && rm -f "$out"/parallel.*.json
+cat "$work/stderr" > "$out/stderr.txt" 2>/dev/null

@@ -61,7 +61,7 @@ Library require_library(Report& report, const std::string& role) {
   if (!lib.loaded()) {
     std::string tried;
     for (const auto& n : names) tried += (tried.empty() ? "" : ", ") + n;
-    throw Stop{Status::missing, display_name(role) + " not found (tried " + tried + "): " + error, std::nullopt};
+    throw Stop{Status::missing, display_name(role) + " was not found (tried " + tried + "): " + error, std::nullopt};
   }
   report.libraries.push_back(lib.file());
   return lib;
