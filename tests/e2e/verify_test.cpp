@@ -169,6 +169,23 @@ TEST(Verify, InstalledZludaIsTestedByDefault) {
   EXPECT_EQ(check(out, "driver.init")["error"]["code"], 34);
 }
 
+TEST(Verify, ZludasCudaCheckIsRunAndLabelledLoadOnly) {
+  TempDir dir;
+  make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
+  // A stand-in for ZLUDA's cuda_check: prints its kind of lines, and sees the runtime folder first.
+  write_file(dir / "runtime" / "cuda_check", "#!/bin/sh\necho 'nvcuda    : OK'\necho 'cufft12   : OK'\necho \"path=$LD_LIBRARY_PATH\"\n");
+  std::filesystem::permissions(dir / "runtime" / "cuda_check", std::filesystem::perms::owner_all);
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
+                      "--check", "nvml.init"});
+  const auto out = json::parse(r.out);
+  ASSERT_TRUE(out.contains("cuda_check")) << r.out;
+  EXPECT_NE(out["cuda_check"]["label"].get<std::string>().find("load-only"), std::string::npos);
+  EXPECT_EQ(out["cuda_check"]["outcome"], "exit code 0");
+  ASSERT_EQ(out["cuda_check"]["lines"].size(), 3u);
+  EXPECT_EQ(out["cuda_check"]["lines"][0], "nvcuda    : OK");
+  EXPECT_EQ(out["cuda_check"]["lines"][2].get<std::string>().rfind("path=" + (dir / "runtime").string(), 0), 0u);
+}
+
 TEST(Verify, HumanOutputShowsTheTableAndCountsOnlyCoreChecks) {
   TempDir dir;
   make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
