@@ -4,12 +4,14 @@ namespace zcuda::cli {
 
 CommandRun setup_detect(CLI::App& sub);
 CommandRun setup_report(CLI::App& sub);
+CommandRun setup_verify(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
       {"detect", "Explain whether this machine can run CUDA programs through ZLUDA", &setup_detect},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
+      {"verify", "Check numerically that the CUDA driver and libraries compute correctly", &setup_verify},
   };
   return table;
 }

@@ -1,0 +1,49 @@
+#pragma once
+// Starting a program so that the CUDA libraries of a chosen folder (a ZLUDA install) are the
+// ones it loads, ahead of the system's. Linux: the folder goes first on LD_LIBRARY_PATH.
+// Windows: the program is copied into a temporary folder beside links to the folder's DLLs (the
+// application folder is searched first), or run through the folder's zluda.exe when present.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::platform {
+
+// The path of the running executable (/proc/self/exe; GetModuleFileNameW).
+Result<std::filesystem::path> current_executable();
+
+// How to start one program with a runtime folder first. Owns any temporary folder it made and
+// removes it on destruction.
+class RuntimeLaunch {
+ public:
+  // `runtime_dir` empty: the system's libraries, environment unchanged.
+  static Result<RuntimeLaunch> prepare(const std::filesystem::path& program,
+                                       const std::optional<std::filesystem::path>& runtime_dir);
+
+  RuntimeLaunch(RuntimeLaunch&& other) noexcept;
+  RuntimeLaunch& operator=(RuntimeLaunch&& other) noexcept;
+  RuntimeLaunch(const RuntimeLaunch&) = delete;
+  RuntimeLaunch& operator=(const RuntimeLaunch&) = delete;
+  ~RuntimeLaunch();
+
+  // A process spec that runs the program with `args`; streams and timeout are left to the caller.
+  ProcessSpec spec(const std::vector<std::string>& args) const;
+
+  // How the runtime was put first, for the report: "LD_LIBRARY_PATH", "copy beside DLLs",
+  // "zluda.exe", or "system".
+  const std::string& method() const { return method_; }
+
+ private:
+  RuntimeLaunch() = default;
+  std::filesystem::path program_;
+  std::vector<std::string> prefix_args_;   // zluda.exe's "--", the probe
+  Environment environment_;
+  std::optional<std::filesystem::path> temp_dir_;
+  std::string method_ = "system";
+};
+
+}  // namespace zcuda::platform

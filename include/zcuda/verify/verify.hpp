@@ -1,0 +1,115 @@
+#pragma once
+// zcuda verify: runs zcuda-probe once per check, each in its own process with a timeout, against
+// a chosen CUDA runtime (an installed ZLUDA, a folder, or the system's), and gathers the results.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::verify {
+
+struct CheckSpec {
+  std::string name;     // stable: "driver.kernel"
+  bool core;            // driver.*, cublas.*, cublaslt.*, cusparse.*
+  bool exclusive;       // measures time or bandwidth: runs alone, never beside another probe
+  std::string summary;
+};
+
+// Every check zcuda-probe knows, in the order they run (the probe's --list has the same names).
+const std::vector<CheckSpec>& checks();
+const CheckSpec* find_check(std::string_view name);
+
+// Which CUDA libraries are tested.
+struct Runtime {
+  std::string kind;                        // "zluda" (installed), "dir" (--runtime-dir), "native"
+  std::optional<std::filesystem::path> dir;
+  std::string version;                     // the installed ZLUDA's version, when kind is "zluda"
+  std::string chosen_by;                   // why this runtime: "--runtime-dir", "installed ZLUDA", ...
+};
+
+// `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
+// names its version folder) when there is one, else the system's CUDA.
+Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
+                                const app::Home& home);
+
+// zcuda-probe: $ZCUDA_PROBE when set, else the file beside the running zcuda.
+Result<std::filesystem::path> find_probe();
+
+struct LibraryFile {
+  std::string role;        // "driver", "cublas", ...
+  std::string requested;   // "libcublas.so.13"
+  std::string path;        // as the loader named it
+  std::string real_path;   // links resolved
+  std::optional<std::uint64_t> size;
+  std::string sha256;      // of real_path, computed by zcuda; empty when it could not be read
+};
+
+struct CheckResult {
+  std::string name;
+  bool core = false;
+  std::string status;      // pass, fail, unsupported, missing, error, crash, timeout
+  std::string detail;
+  std::string stack = "unknown";
+  std::string device;
+  std::vector<LibraryFile> libraries;
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json error;    // {"api","code","name"} or null
+  double seconds = 0;      // the probe process, start to end
+  std::string exit;        // how the probe process ended (describe_exit)
+  std::string stderr_tail; // kept when the check did not pass
+};
+
+// Turns one finished probe process into a result. Pure: the unit tests feed it made-up results.
+CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& process, std::chrono::seconds timeout);
+
+// ZLUDA's cuda_check only loads each library and creates a handle: shown, labelled load-only.
+struct CudaCheck {
+  std::filesystem::path program;
+  std::string outcome;     // "exit code 0", "timed out", ...
+  std::vector<std::string> lines;
+};
+
+struct Options {
+  std::vector<std::string> checks;   // empty: all, in table order
+  std::chrono::seconds timeout{60};
+  int jobs = 4;                      // probes at once (exclusive checks still run alone)
+  Runtime runtime;
+  std::filesystem::path probe;
+};
+
+struct Report {
+  std::string started_utc;
+  Runtime runtime;
+  std::string launch_method;         // "LD_LIBRARY_PATH", "zluda.exe", "copy beside DLLs", "system"
+  std::filesystem::path probe;
+  std::chrono::seconds timeout{0};
+  int jobs = 1;
+  bool explicit_selection = false;   // --check given: every selected check counts
+  std::vector<CheckResult> checks;
+  std::optional<CudaCheck> cuda_check;
+  double seconds = 0;
+
+  std::string stack() const;         // the first check that knew it
+  std::string device() const;
+  // Exit code 0 when every counted check passed: the core checks, or all selected with --check.
+  bool passed() const;
+  nlohmann::json to_json() const;
+};
+
+// Runs the checks, then digests every library file they reported. Fails only when the probe
+// cannot be started at all; a check that crashes or hangs is a result.
+Result<Report> run(const Options& options);
+
+// Writes <state>/verify/last.json and a timestamped copy; returns the copy's path.
+Result<std::filesystem::path> save(const Report& report, const app::Home& home);
+
+}  // namespace zcuda::verify

@@ -1,0 +1,156 @@
+// zcuda verify: numerical checks of the CUDA driver and libraries, each in its own process.
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <zcuda/ui/table.hpp>
+#include <zcuda/ui/units.hpp>
+#include <zcuda/verify/verify.hpp>
+
+#include "command.hpp"
+
+namespace zcuda::cli {
+namespace {
+
+struct VerifyArgs {
+  std::vector<std::string> checks;
+  int timeout = 60;
+  int jobs = 4;
+  std::optional<std::filesystem::path> runtime_dir;
+  std::string runtime = "auto";
+  bool list = false;
+};
+
+std::string colored_status(const ui::Style& style, const std::string& status) {
+  if (status == "pass") return style.green(status);
+  if (status == "unsupported" || status == "missing") return style.yellow(status);
+  return style.red(status);
+}
+
+std::string describe_runtime(const verify::Report& r) {
+  const auto& rt = r.runtime;
+  std::string text = rt.kind == "native" ? "the system's CUDA" : rt.kind == "zluda" ? "ZLUDA " + rt.version : "folder";
+  if (rt.dir) text += " (" + rt.dir->string() + ")";
+  text += "; chosen by " + rt.chosen_by;
+  if (r.launch_method != "system") text += "; put first with " + r.launch_method;
+  return text;
+}
+
+CommandOutput list_output(const Context& context) {
+  CommandOutput out;
+  nlohmann::json list = nlohmann::json::array();
+  ui::Table table({"CHECK", "CORE", "WHAT IT DOES"});
+  for (const auto& c : verify::checks()) {
+    list.push_back({{"name", c.name}, {"core", c.core}, {"summary", c.summary}});
+    table.add_row({context.style.bold(c.name), c.core ? "yes" : "no", c.summary});
+  }
+  out.json["checks"] = list;
+  out.text = table.render();
+  return out;
+}
+
+CommandOutput render(const Context& context, const verify::Report& report, const std::optional<std::filesystem::path>& saved,
+                     const std::string& save_problem) {
+  const auto& style = context.style;
+  CommandOutput out;
+  out.json = report.to_json();
+  out.json["saved"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
+  out.exit_code = report.passed() ? 0 : 1;
+
+  std::string text = style.bold("Runtime: ") + describe_runtime(report) + "\n";
+  text += style.bold("Stack:   ") + report.stack() + (report.device().empty() ? "" : " (" + report.device() + ")") + "\n\n";
+  ui::Table table({"CHECK", "STATUS", "TIME", "DETAIL"});
+  std::map<std::string, int> counts;
+  int core_total = 0, core_passed = 0;
+  for (const auto& c : report.checks) {
+    ++counts[c.status];
+    if (c.core) {
+      ++core_total;
+      core_passed += c.status == "pass";
+    }
+    table.add_row({c.core ? c.name : c.name + style.dim(" *"), colored_status(style, c.status), fmt::format("{:.2f} s", c.seconds), c.detail});
+  }
+  text += table.render();
+  text += style.dim("  * not a core check: shown, but does not decide the exit code") + "\n";
+
+  std::set<std::string> seen;
+  ui::Table libs({"LIBRARY", "FILE", "SIZE", "SHA-256"});
+  for (const auto& c : report.checks) {
+    for (const auto& l : c.libraries) {
+      const auto& file = l.real_path.empty() ? l.path : l.real_path;
+      if (!seen.insert(file).second) continue;
+      libs.add_row({l.requested, file, l.size ? ui::format_bytes(*l.size) : "?", l.sha256.empty() ? "(unreadable)" : l.sha256.substr(0, 16) + "…"});
+    }
+  }
+  if (!libs.empty()) text += "\n" + style.bold("Libraries loaded") + "\n" + libs.render();
+
+  if (report.cuda_check) {
+    text += "\n" + style.bold("ZLUDA cuda_check") + style.dim(" (load-only: loads each library and creates a handle; computes nothing)") +
+            "\n  " + report.cuda_check->outcome + "\n";
+    for (const auto& line : report.cuda_check->lines) text += "  " + line + "\n";
+  }
+
+  std::string tally;
+  for (const auto& [status, n] : counts) tally += (tally.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+  text += "\n";
+  if (report.explicit_selection) {
+    text += report.passed() ? style.green("All selected checks pass") : style.red("Not every selected check passes");
+  } else {
+    text += report.passed() ? style.green(fmt::format("All {} core checks pass", core_total))
+                            : style.red(fmt::format("{} of {} core checks pass", core_passed, core_total));
+  }
+  text += fmt::format(" ({}) in {}.\n", tally, ui::format_duration(report.seconds));
+  if (saved) text += style.dim("Saved to " + saved->string()) + "\n";
+  if (!save_problem.empty()) text += style.yellow("Not saved: ") + save_problem + "\n";
+  out.text = text;
+  return out;
+}
+
+}  // namespace
+
+CommandRun setup_verify(CLI::App& sub) {
+  auto args = std::make_shared<VerifyArgs>();
+  sub.add_option("--check", args->checks, "Run only this check (repeatable; see --list)");
+  sub.add_option("--timeout", args->timeout, "Seconds each check may take before its process tree is killed (default 60)")
+      ->check(CLI::Range(1, 3600));
+  sub.add_option("--jobs", args->jobs, "Checks run at once; timing checks always run alone (default 4)")->check(CLI::Range(1, 64));
+  auto* dir = sub.add_option("--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
+  auto* runtime_option = sub.add_option("--runtime", args->runtime,
+                                 "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA")
+                      ->check(CLI::IsMember({"auto", "native", "zluda"}));
+  dir->excludes(runtime_option);
+  sub.add_flag("--list", args->list, "List the checks and exit");
+
+  return [args](Context& context) -> Result<CommandOutput> {
+    if (args->list) return list_output(context);
+    auto runtime = verify::resolve_runtime(args->runtime_dir, args->runtime, context.home);
+    if (!runtime) return std::unexpected(runtime.error());
+    auto probe = verify::find_probe();
+    if (!probe) return std::unexpected(probe.error());
+    verify::Options options;
+    options.checks = args->checks;
+    options.timeout = std::chrono::seconds(args->timeout);
+    options.jobs = args->jobs;
+    options.runtime = *runtime;
+    options.probe = *probe;
+    auto report = verify::run(options);
+    if (!report) return std::unexpected(report.error());
+
+    std::optional<std::filesystem::path> saved;
+    std::string problem;
+    if (!context.home_usable) {
+      problem = "the zcuda home folder could not be created";
+    } else if (auto written = verify::save(*report, context.home)) {
+      saved = *written;
+    } else {
+      problem = written.error().message;
+      spdlog::warn("verify results not saved: {}", problem);
+    }
+    return render(context, *report, saved, problem);
+  };
+}
+
+}  // namespace zcuda::cli

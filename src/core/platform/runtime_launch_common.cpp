@@ -1,0 +1,48 @@
+#include <zcuda/platform/runtime_launch.hpp>
+
+#include <system_error>
+
+namespace zcuda::platform {
+
+RuntimeLaunch::RuntimeLaunch(RuntimeLaunch&& other) noexcept
+    : program_(std::move(other.program_)),
+      prefix_args_(std::move(other.prefix_args_)),
+      environment_(std::move(other.environment_)),
+      temp_dir_(std::move(other.temp_dir_)),
+      method_(std::move(other.method_)) {
+  other.temp_dir_.reset();
+}
+
+RuntimeLaunch& RuntimeLaunch::operator=(RuntimeLaunch&& other) noexcept {
+  if (this != &other) {
+    if (temp_dir_) {
+      std::error_code ec;
+      std::filesystem::remove_all(*temp_dir_, ec);
+    }
+    program_ = std::move(other.program_);
+    prefix_args_ = std::move(other.prefix_args_);
+    environment_ = std::move(other.environment_);
+    temp_dir_ = std::move(other.temp_dir_);
+    other.temp_dir_.reset();
+    method_ = std::move(other.method_);
+  }
+  return *this;
+}
+
+RuntimeLaunch::~RuntimeLaunch() {
+  if (temp_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(*temp_dir_, ec);  // best effort: a leftover temp folder is harmless
+  }
+}
+
+ProcessSpec RuntimeLaunch::spec(const std::vector<std::string>& args) const {
+  ProcessSpec spec;
+  spec.program = program_;
+  spec.args = prefix_args_;
+  spec.args.insert(spec.args.end(), args.begin(), args.end());
+  spec.environment = environment_;
+  return spec;
+}
+
+}  // namespace zcuda::platform

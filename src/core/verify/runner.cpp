@@ -1,0 +1,170 @@
+#include <zcuda/verify/verify.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <zcuda/platform/os.hpp>
+#include <zcuda/platform/runtime_launch.hpp>
+
+namespace zcuda::verify {
+namespace {
+
+std::string utc_now() {
+  using namespace std::chrono;
+  const auto now = floor<seconds>(system_clock::now());
+  const auto day = floor<days>(now);
+  const year_month_day ymd{day};
+  const hh_mm_ss hms{now - day};
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()), hms.hours().count(), hms.minutes().count(), hms.seconds().count());
+}
+
+Result<std::vector<const CheckSpec*>> select(const std::vector<std::string>& names) {
+  std::vector<const CheckSpec*> out;
+  if (names.empty()) {
+    for (const auto& c : checks()) out.push_back(&c);
+    return out;
+  }
+  std::set<std::string> wanted;
+  for (const auto& n : names) {
+    if (find_check(n) == nullptr) {
+      std::string known;
+      for (const auto& c : checks()) known += (known.empty() ? "" : ", ") + c.name;
+      return fail(ErrorKind::usage, "Unknown check '" + n + "'", "Known checks: " + known + ".");
+    }
+    wanted.insert(n);
+  }
+  for (const auto& c : checks()) {
+    if (wanted.count(c.name)) out.push_back(&c);  // table order, each once
+  }
+  return out;
+}
+
+// Runs `work(i)` for i in [0, count) on up to `jobs` threads.
+template <class Work>
+void parallel_for(std::size_t count, int jobs, Work&& work) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < count; i = next++) work(i);
+  };
+  std::vector<std::jthread> threads;
+  const auto n = std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, jobs)));
+  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+}
+
+std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout) {
+  if (!runtime.dir) return std::nullopt;
+  const char* name = platform::current_os() == platform::Os::windows ? "cuda_check.exe" : "cuda_check";
+  const auto program = *runtime.dir / name;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(program, ec)) return std::nullopt;
+  CudaCheck result{program, {}, {}};
+  auto launch = platform::RuntimeLaunch::prepare(program, runtime.dir);
+  if (!launch) {
+    result.outcome = "could not be prepared: " + launch.error().message;
+    return result;
+  }
+  auto spec = launch->spec({});
+  spec.streams = platform::StreamMode::capture;
+  spec.timeout = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30));  // it can hang in MIOpen
+  spec.working_dir = *runtime.dir;
+  auto done = platform::run_process(spec);
+  if (!done) {
+    result.outcome = "could not start: " + done.error().message;
+    return result;
+  }
+  result.outcome = platform::describe_exit(*done);
+  std::size_t start = 0;
+  const auto& out = done->out;
+  while (start < out.size()) {
+    auto end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    auto line = out.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) result.lines.push_back(line);
+    start = end + 1;
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<Report> run(const Options& options) {
+  auto selected = select(options.checks);
+  if (!selected) return std::unexpected(selected.error());
+  auto launch = platform::RuntimeLaunch::prepare(options.probe, options.runtime.dir);
+  if (!launch) return std::unexpected(launch.error());
+
+  Report report;
+  report.started_utc = utc_now();
+  report.runtime = options.runtime;
+  report.launch_method = launch->method();
+  report.probe = options.probe;
+  report.timeout = options.timeout;
+  report.jobs = std::max(1, options.jobs);
+  report.explicit_selection = !options.checks.empty();
+  const auto started = std::chrono::steady_clock::now();
+
+  std::vector<std::optional<CheckResult>> results(selected->size());
+  std::optional<Error> start_error;
+  std::mutex mutex;
+  auto run_one = [&](std::size_t i) {
+    const CheckSpec& spec = *(*selected)[i];
+    auto process_spec = launch->spec({"--check", spec.name});
+    process_spec.streams = platform::StreamMode::capture;
+    process_spec.timeout = options.timeout;
+    spdlog::debug("verify: starting {} ({})", spec.name, options.probe.string());
+    auto done = platform::run_process(process_spec);
+    std::lock_guard lock(mutex);
+    if (!done) {
+      if (!start_error) start_error = done.error();
+      return;
+    }
+    results[i] = interpret(spec, *done, options.timeout);
+    spdlog::debug("verify: {} -> {} in {:.2f} s", spec.name, results[i]->status, results[i]->seconds);
+  };
+  // Checks that measure time or bandwidth run alone; the others share the GPU.
+  std::vector<std::size_t> shared;
+  for (std::size_t i = 0; i < selected->size(); ++i) {
+    if ((*selected)[i]->exclusive) {
+      run_one(i);
+    } else {
+      shared.push_back(i);
+    }
+    if (start_error) return std::unexpected(*start_error);
+  }
+  parallel_for(shared.size(), report.jobs, [&](std::size_t k) { run_one(shared[k]); });
+  if (start_error) return std::unexpected(*start_error);
+  for (auto& r : results) report.checks.push_back(std::move(*r));
+
+  // Each distinct library file is digested once, however many checks loaded it.
+  std::map<std::string, std::string> digests;
+  for (const auto& c : report.checks) {
+    for (const auto& lib : c.libraries) digests[lib.real_path.empty() ? lib.path : lib.real_path];
+  }
+  std::vector<std::map<std::string, std::string>::iterator> pending;
+  for (auto it = digests.begin(); it != digests.end(); ++it) pending.push_back(it);
+  parallel_for(pending.size(), report.jobs, [&](std::size_t k) {
+    auto digest = fetch::sha256_file(pending[k]->first);
+    if (digest) pending[k]->second = *digest;  // each thread writes its own entry
+  });
+  for (auto& c : report.checks) {
+    for (auto& lib : c.libraries) lib.sha256 = digests[lib.real_path.empty() ? lib.path : lib.real_path];
+  }
+
+  report.cuda_check = run_cuda_check(options.runtime, options.timeout);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace zcuda::verify

@@ -1,0 +1,90 @@
+#include <zcuda/verify/verify.hpp>
+
+#include <system_error>
+
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/os.hpp>
+#include <zcuda/platform/runtime_launch.hpp>
+
+namespace zcuda::verify {
+namespace {
+
+std::string trim(std::string s) {
+  const auto first = s.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+bool holds_driver(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::exists(dir / "libcuda.so.1", ec) || std::filesystem::exists(dir / "nvcuda.dll", ec);
+}
+
+// The installed ZLUDA: installs/zluda/current holds the version, installs/zluda/<version>/ the
+// files (or a zluda/ folder inside it, as the release archives are laid out). nullopt when
+// nothing is installed; an error when the pointer is there but broken.
+Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
+  const auto base = home.installs() / "zluda";
+  const auto pointer = base / "current";
+  std::error_code ec;
+  if (!std::filesystem::exists(pointer, ec)) return std::optional<Runtime>{};
+  auto text = platform::read_file(pointer, 4096);
+  if (!text) return std::unexpected(text.error());
+  const auto version = trim(*text);
+  if (version.empty() || version.find_first_of("/\\") != std::string::npos || version == "." || version == "..") {
+    return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + pointer.string() + " does not hold a version",
+                "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
+  }
+  auto dir = base / version;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + dir.string() + " is missing",
+                "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
+  }
+  if (!holds_driver(dir) && holds_driver(dir / "zluda")) dir /= "zluda";
+  return std::optional<Runtime>{Runtime{"zluda", dir, version, "installed ZLUDA"}};
+}
+
+}  // namespace
+
+Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
+                                const app::Home& home) {
+  if (runtime_dir) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*runtime_dir, ec)) {
+      return fail(ErrorKind::not_found, "The runtime folder " + runtime_dir->string() + " does not exist",
+                  "Pass a folder that holds the CUDA libraries to test, such as an extracted ZLUDA release.");
+    }
+    return Runtime{"dir", std::filesystem::absolute(*runtime_dir), "", "--runtime-dir"};
+  }
+  if (runtime == "native") return Runtime{"native", std::nullopt, "", "--runtime native"};
+  auto installed = installed_zluda(home);
+  if (!installed) return std::unexpected(installed.error());
+  if (*installed) return **installed;
+  if (runtime == "zluda") {
+    return fail(ErrorKind::not_found, "No ZLUDA is installed",
+                "Install one with 'zcuda install', or test a folder with --runtime-dir DIR.");
+  }
+  return Runtime{"native", std::nullopt, "", "no ZLUDA installed"};
+}
+
+Result<std::filesystem::path> find_probe() {
+  if (auto from_env = platform::get_env("ZCUDA_PROBE"); from_env && !from_env->empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(*from_env, ec)) {
+      return fail(ErrorKind::not_found, "ZCUDA_PROBE names " + *from_env + ", which does not exist",
+                  "Unset ZCUDA_PROBE to use the zcuda-probe installed beside zcuda.");
+    }
+    return std::filesystem::path(*from_env);
+  }
+  auto self = platform::current_executable();
+  if (!self) return std::unexpected(self.error());
+  auto probe = self->parent_path() / (platform::current_os() == platform::Os::windows ? "zcuda-probe.exe" : "zcuda-probe");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(probe, ec)) {
+    return fail(ErrorKind::not_found, "zcuda-probe was not found beside zcuda (" + probe.string() + ")",
+                "Reinstall zcuda: zcuda-probe ships in the same folder. Or set ZCUDA_PROBE to its path.");
+  }
+  return probe;
+}
+
+}  // namespace zcuda::verify

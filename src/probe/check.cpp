@@ -1,0 +1,91 @@
+#include "check.hpp"
+
+#include <cstdio>
+
+namespace zcuda::probe {
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::pass: return "pass";
+    case Status::fail: return "fail";
+    case Status::unsupported: return "unsupported";
+    case Status::missing: return "missing";
+    case Status::error: return "error";
+  }
+  return "error";
+}
+
+std::string Report::to_json(double seconds) const {
+  json::Array libs;
+  for (const auto& f : libraries) {
+    json::Object o;
+    o.str("role", f.role).str("requested", f.requested).str("path", f.path).str("real_path", f.real_path);
+    if (f.size >= 0) o.integer("size", f.size);
+    libs.raw(o.text());
+  }
+  json::Object out;
+  out.integer("probe_schema", 1)
+      .str("check", check)
+      .str("status", to_string(status))
+      .str("detail", detail)
+      .str("stack", stack)
+      .str("device", device)
+      .num("seconds", seconds)
+      .raw("libraries", libs.text())
+      .raw("metrics", metrics.text());
+  if (error) {
+    json::Object e;
+    e.str("api", error->api).integer("code", error->code).str("name", error->name);
+    out.raw("error", e.text());
+  }
+  return out.text();
+}
+
+namespace {
+std::string display_name(const std::string& role) {
+  if (role == "driver") return "the CUDA driver";
+  if (role == "cublas") return "cuBLAS";
+  if (role == "cublaslt") return "cuBLASLt";
+  if (role == "cusparse") return "cuSPARSE";
+  if (role == "cufft") return "cuFFT";
+  if (role == "cudnn") return "cuDNN";
+  if (role == "nvml") return "NVML";
+  return role;
+}
+}  // namespace
+
+Library require_library(Report& report, const std::string& role) {
+  std::string error;
+  const auto names = library_names(role);
+  Library lib = Library::open(role, names, error);
+  if (!lib.loaded()) {
+    std::string tried;
+    for (const auto& n : names) tried += (tried.empty() ? "" : ", ") + n;
+    throw Stop{Status::missing, display_name(role) + " was not found (tried " + tried + "): " + error, std::nullopt};
+  }
+  report.libraries.push_back(lib.file());
+  return lib;
+}
+
+void check_status(Api api, const char* call, long long code) {
+  if (code == 0) return;
+  ApiError e{call, code, status_name(api, code)};
+  const bool unsupported = is_not_supported(api, code);
+  std::string detail = std::string(call) + " returned " + std::to_string(code) + " (" + e.name + ")";
+  if (unsupported) detail += ": not supported by this library";
+  throw Stop{unsupported ? Status::unsupported : Status::error, detail, e};
+}
+
+void require_within(Report& report, const std::string& measure, double error, double tolerance) {
+  report.metrics.num(measure, error).num(measure + "_tolerance", tolerance);
+  if (error <= tolerance) return;  // also false for NaN, which therefore fails
+  char text[160];
+  std::snprintf(text, sizeof text, "%s %.3g exceeds the tolerance %.3g", measure.c_str(), error, tolerance);
+  throw Stop{Status::fail, text, std::nullopt};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace zcuda::probe
