@@ -80,9 +80,11 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "Print machine-readable JSON on stdout");
   app.add_flag("-v,--verbose", options.verbose, "Show more detail on stderr (repeat for debug)");
   app.add_flag("-q,--quiet", options.quiet, "Show only errors");
-  app.add_option("--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)");
+  app.add_option("--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)")
+      ->type_name("DIR");
   app.add_option("--color", options.color, "Colour: auto, always or never (NO_COLOR is honoured)")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN");
 
   struct Registered {
     CLI::App* sub;
