@@ -3,11 +3,16 @@
 namespace zcuda::cli {
 
 // One declaration per subcommand file.
+CommandRun setup_stage(CLI::App& sub);
+CommandRun setup_unstage(CLI::App& sub);
+CommandRun setup_run(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
-
+      {"stage", "Place ZLUDA's libraries into a program's folder (journaled, reversible)", setup_stage},
+      {"unstage", "Restore a staged folder byte for byte", setup_unstage},
+      {"run", "Run a program through ZLUDA with the right environment", setup_run},
   };
   return table;
 }
