@@ -16,6 +16,18 @@ namespace zcuda::stage {
 
 namespace fs = std::filesystem;
 
+namespace {
+// Removes `dir` and the empty folders under it; anything with files in it stays.
+void remove_empty_folders(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) remove_empty_folders(entry.path());
+  }
+  if (fs::is_empty(dir, ec)) fs::remove(dir, ec);
+}
+}  // namespace
+
 namespace detail {
 
 void crash_point() {
@@ -97,17 +109,6 @@ Status undo_step(const fs::path& root, const Step& step, Ownership ownership, co
   return {};
 }
 
-namespace {
-// Removes `dir` and the empty folders under it; anything with files in it stays.
-void remove_empty_folders(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_directory(ec) && !entry.is_symlink(ec)) remove_empty_folders(entry.path());
-  }
-  if (fs::is_empty(dir, ec)) fs::remove(dir, ec);
-}
-}  // namespace
 
 Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
   for (auto it = journal.steps.rbegin(); it != journal.steps.rend(); ++it) {
@@ -141,6 +142,8 @@ Result<std::optional<Recovery>> recover(const fs::path& root) { return detail::r
 Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const std::optional<fs::path>& kept_dir) {
   auto journal = load_journal(root);
   if (!journal) return std::unexpected(journal.error());
+  // Stopped after the journal was removed: only empty folders can be left.
+  if (!*journal) remove_empty_folders(stage_dir(root));
   if (!*journal || ((*journal)->operation == "stage" && (*journal)->complete)) return std::optional<Recovery>{};
   Journal& j = **journal;
   Recovery recovery{j.operation, 0};
