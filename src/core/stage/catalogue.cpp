@@ -100,6 +100,15 @@ std::string lower(std::string_view s) {
 
 // Both OSes are matched on lower case: on Linux the names differ only in "cublasLt" casing,
 // which the patterns spell in lower case too.
+// Every catalogue name contains one of these; most file names in a folder contain none, and
+// skipping them keeps a walk over thousands of files from running every pattern on each.
+bool may_be_cuda_name(const std::string& lowered) {
+  for (const char* part : {"cu", "nv", "npp", "nccl"}) {
+    if (lowered.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool matches(const char* regex, std::string_view name) {
   static std::map<const char*, std::regex> compiled;  // patterns are string literals: keyed by address
   auto it = compiled.find(regex);
@@ -120,6 +129,7 @@ std::optional<Family> served_family(std::string_view name, Os os) {
     if (auto at = folded.find("cublasLt"); at != std::string::npos) folded.replace(at, 8, "cublaslt");
     if (lower(folded) != folded) return std::nullopt;
   }
+  if (!may_be_cuda_name(lower(name))) return std::nullopt;
   for (const auto& p : os == Os::windows ? std::span<const Pattern>(kWindows) : std::span<const Pattern>(kLinux)) {
     if (matches(p.regex, name)) return *p.family;
   }
@@ -131,6 +141,7 @@ bool is_driver_companion(std::string_view name, Os os) {
 }
 
 std::optional<std::string_view> nvidia_only_library(std::string_view name, Os os) {
+  if (!may_be_cuda_name(lower(name))) return std::nullopt;
   auto table = os == Os::windows ? std::span<const NvidiaPattern>(kNvidiaWindows) : std::span<const NvidiaPattern>(kNvidiaLinux);
   for (const auto& p : table) {
     if (matches(p.regex, name)) return p.library;
