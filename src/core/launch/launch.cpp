@@ -1,6 +1,8 @@
 // The environment of `zcuda run` (docs/staging.md, "Environment set by run").
 #include <zcuda/launch/launch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include <fmt/chrono.h>
