@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <fstream>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -229,7 +230,19 @@ Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
   const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
   const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
   const fs::path file = home.state / "runs" / fmt::format("{}-{:09}.json", stamp, unique);
-  if (auto written = platform::write_file_atomic(file, out.dump(2) + "\n"); !written) return std::unexpected(written.error());
+  // Written whole then renamed, but not flushed to disk: a record lost to a power cut is not
+  // worth an fsync on every launch.
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return std::unexpected(platform::io_error("create folder", file.parent_path(), ec));
+  fs::path temp = file;
+  temp += ".tmp";
+  {
+    std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
+    stream << out.dump(2) << "\n";
+    if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
+  }
+  if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());
   return file;
 }
 

@@ -100,9 +100,11 @@ std::string lower(std::string_view s) {
 
 // Both OSes are matched on lower case: on Linux the names differ only in "cublasLt" casing,
 // which the patterns spell in lower case too.
-// Every catalogue name contains one of these; most file names in a folder contain none, and
-// skipping them keeps a walk over thousands of files from running every pattern on each.
+// Every catalogue name is a library (.dll or .so) and contains one of these; most file names in
+// a folder do not, and skipping them keeps a walk over thousands of files from running (and
+// compiling) every pattern.
 bool may_be_cuda_name(const std::string& lowered) {
+  if (lowered.find(".dll") == std::string::npos && lowered.find(".so") == std::string::npos) return false;
   for (const char* part : {"cu", "nv", "npp", "nccl"}) {
     if (lowered.find(part) != std::string::npos) return true;
   }
