@@ -12,6 +12,9 @@ packages=(
   # tests: GoogleTest, the real HIP runtime (loaded dynamically by detect's tests), archive
   # and certificate tools the tests and benchmarks drive
   libgtest-dev libgmock-dev libamdhip64-5 libarchive-tools openssl zip unzip
+  # tests: PE files for the import parser, built with the MinGW-w64 cross compilers (PE32+ and
+  # PE32); benchmarks: hyperfine
+  gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 hyperfine
 )
 
 if [[ ${EUID} -ne 0 ]]; then

@@ -5,6 +5,9 @@ namespace zcuda::cli {
 CommandRun setup_detect(CLI::App& sub);
 CommandRun setup_report(CLI::App& sub);
 CommandRun setup_verify(CLI::App& sub);
+CommandRun setup_stage(CLI::App& sub);
+CommandRun setup_unstage(CLI::App& sub);
+CommandRun setup_run(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -12,6 +15,9 @@ const std::vector<CommandSpec>& commands() {
       {"detect", "Explain whether this machine can run CUDA programs through ZLUDA", &setup_detect},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
       {"verify", "Check numerically that the CUDA driver and libraries compute correctly", &setup_verify},
+      {"stage", "Place ZLUDA's libraries into a program's folder (journaled, reversible)", &setup_stage},
+      {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
+      {"run", "Run a program through ZLUDA with the right environment", &setup_run},
   };
   return table;
 }

@@ -1,0 +1,62 @@
+#pragma once
+// Which shared libraries a program asks for: the import tables of PE files (imports and delay
+// imports) and the dynamic section of ELF files (DT_NEEDED, DT_RUNPATH, DT_RPATH). The parsers
+// read only what they need, check every offset against the file, cap every count, and answer
+// malformed or hostile input with an error, never a crash.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::binfmt {
+
+enum class Format { pe, elf };
+
+struct Imports {
+  Format format = Format::elf;
+  bool is_64bit = false;
+  std::uint16_t machine = 0;               // PE: IMAGE_FILE_MACHINE_*; ELF: e_machine
+  std::vector<std::string> needed;         // PE import table / ELF DT_NEEDED, in file order
+  std::vector<std::string> delay_needed;   // PE delay-import table (loaded on first call)
+  std::vector<std::string> runpath;        // ELF DT_RUNPATH entries, split at ':'
+  std::vector<std::string> rpath;          // ELF DT_RPATH entries, split at ':'
+};
+
+// Random access to the bytes of a binary: a file read on demand (a LibTorch DLL can be a
+// gigabyte; only headers and tables are read) or a buffer in memory (tests, fuzzing).
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual std::uint64_t size() const = 0;
+  // Reads exactly `out.size()` bytes at `offset`; false when they are not all there.
+  virtual bool read(std::uint64_t offset, std::span<std::byte> out) const = 0;
+};
+
+class MemorySource final : public ByteSource {
+ public:
+  explicit MemorySource(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  std::uint64_t size() const override { return bytes_.size(); }
+  bool read(std::uint64_t offset, std::span<std::byte> out) const override;
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+// What the first bytes say the file is; nullopt for anything else (scripts, data).
+std::optional<Format> sniff(const ByteSource& source);
+
+// Parse errors are ErrorKind::invalid_input and name what was wrong.
+Result<Imports> parse_pe(const ByteSource& source);
+Result<Imports> parse_elf(const ByteSource& source);
+Result<Imports> parse(const ByteSource& source);  // by sniff(); invalid_input when neither
+
+// Reads a file's imports. nullopt when the file is neither PE nor ELF; an error when it claims
+// to be one but is malformed, or cannot be read.
+Result<std::optional<Imports>> read_imports(const std::filesystem::path& file);
+
+}  // namespace zcuda::binfmt

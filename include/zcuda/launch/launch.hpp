@@ -1,0 +1,83 @@
+#pragma once
+// `zcuda run`: the environment a program needs to run through ZLUDA, how it is launched, and
+// the record kept of each run.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/launch/runtime.hpp>
+#include <zcuda/platform/os.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::launch {
+
+// The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
+inline constexpr const char* kDefaultZludaCc = "8.6";
+
+struct LaunchOptions {
+  std::filesystem::path program;                 // as the user gave it
+  std::vector<std::string> args;                 // passed exactly
+  RuntimeLocation runtime;
+  std::optional<std::filesystem::path> hip_path; // --hip-path; else HIP_PATH; else ROCm's root
+  std::optional<std::filesystem::path> libtorch; // --libtorch
+  std::string zluda_cc = kDefaultZludaCc;
+  std::optional<std::string> gfx;                // --gfx: selects per-gfx kernel folders
+  std::optional<std::string> device;             // --device: HIP_VISIBLE_DEVICES
+  std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
+  bool direct = false;                           // Windows: do not go through zluda.exe
+  platform::Os os = platform::current_os();
+};
+
+// One variable zcuda sets, with what it was and why.
+struct EnvChange {
+  std::string name;
+  std::optional<std::string> before;
+  std::string after;
+  std::string why;
+};
+
+struct LaunchPlan {
+  std::filesystem::path program;      // what is executed (zluda.exe or the program itself)
+  std::vector<std::string> args;
+  std::filesystem::path target;       // the user's program, resolved
+  bool through_launcher = false;
+  platform::Environment environment;  // the child's whole environment
+  std::vector<EnvChange> changes;
+};
+
+// Splits "K=V" (V may be empty or contain '='); a usage error otherwise.
+Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text);
+
+// Finds the program: a path as given, else a name searched on PATH (Windows: also NAME.exe).
+Result<std::filesystem::path> resolve_program(const std::filesystem::path& program, const platform::Environment& env,
+                                              platform::Os os);
+
+Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base);
+
+nlohmann::json to_json(const LaunchPlan& plan);
+
+struct RunRecord {
+  std::string started;        // UTC
+  double seconds = 0;
+  int exit_code = 0;
+  std::optional<int> signal;
+  std::string program;
+  std::size_t arg_count = 0;  // arguments are not recorded: they may hold secrets
+  std::string runtime_dir;
+  std::string runtime_chosen_by;
+  std::optional<std::string> runtime_version;
+  std::string zcuda_version;
+  bool staged = false;
+  std::vector<EnvChange> changes;
+};
+
+// Writes <home.state>/runs/<time>-<n>.json for `zcuda report`; returns its path.
+Result<std::filesystem::path> write_run_record(const app::Home& home, const RunRecord& record);
+
+}  // namespace zcuda::launch

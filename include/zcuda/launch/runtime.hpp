@@ -1,0 +1,22 @@
+#pragma once
+// Where the ZLUDA runtime is: --runtime-dir, else what `zcuda install` put under home.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::launch {
+
+struct RuntimeLocation {
+  std::filesystem::path dir;
+  std::string chosen_by;               // "--runtime-dir" or "installed"
+  std::optional<std::string> version;  // the installed version, when known
+};
+
+// The installed runtime is <home.root>/installs/zluda/<version>/, where `current` (a small
+// text file next to those folders) names the version in use.
+Result<RuntimeLocation> locate_runtime(const std::optional<std::filesystem::path>& flag, const app::Home& home);
+
+}  // namespace zcuda::launch

@@ -1,0 +1,23 @@
+#pragma once
+// File placement for `zcuda stage`: hard links where the volume allows them, copies otherwise,
+// and (on Windows) a check that a file is not held by a running program before replacing it.
+#include <filesystem>
+#include <string_view>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::platform {
+
+enum class PlaceMethod { hard_link, copy };
+std::string_view to_string(PlaceMethod method);  // "hardlink" | "copy"
+
+// Makes `target` (which must not exist) hold the content of `source`: a hard link when both lie
+// on one volume and the file system supports it, a copy otherwise.
+Result<PlaceMethod> link_or_copy(const std::filesystem::path& source, const std::filesystem::path& target);
+
+// Fails with ErrorKind::locked when another process holds `file` open so that it cannot be
+// replaced (Windows: a running program or a DLL it loaded). On POSIX a file in use can be
+// replaced safely (the running process keeps the old inode), so this always succeeds there.
+Status check_replaceable(const std::filesystem::path& file);
+
+}  // namespace zcuda::platform

@@ -1,0 +1,44 @@
+#pragma once
+// The stage journal: written atomically before each step so that an interrupted stage can be
+// rolled back and an interrupted unstage finished. Format: docs/staging.md.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::stage {
+
+enum class StepState { planned, backed_up, placed, restored };
+std::string_view to_string(StepState state);
+
+struct Step {
+  std::filesystem::path path;                  // relative to the app root
+  bool replaces = false;                       // "replace" (a file was there) or "add"
+  std::filesystem::path source;                // the runtime file
+  std::string method;                          // "hardlink" | "copy", once placed
+  std::optional<std::string> original_sha256;  // of the replaced file
+  std::string staged_sha256;
+  std::optional<std::filesystem::path> backup; // relative to the stage folder
+  StepState state = StepState::planned;
+};
+
+struct Journal {
+  std::string operation = "stage";   // "stage" | "unstage": what was running
+  bool complete = false;             // the operation finished
+  std::string root;                  // the app root when written (informational)
+  std::string runtime;
+  std::string zcuda_version;
+  std::string started;               // UTC, ISO 8601
+  std::vector<Step> steps;
+};
+
+std::string to_json_text(const Journal& journal);
+Result<Journal> parse_journal(std::string_view text);
+
+// nullopt when the folder has no journal.
+Result<std::optional<Journal>> load_journal(const std::filesystem::path& root);
+Status save_journal(const std::filesystem::path& root, const Journal& journal);
+
+}  // namespace zcuda::stage

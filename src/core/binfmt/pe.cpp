@@ -1,0 +1,208 @@
+// PE/COFF (PE32 and PE32+): the DLL names of the import and delay-import tables.
+// Layout: Microsoft "PE Format" (learn.microsoft.com/windows/win32/debug/pe-format).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "reader.hpp"
+
+namespace zcuda::binfmt {
+
+namespace {
+
+using detail::checked_add;
+using detail::Reader;
+
+// Counts beyond which a file is treated as hostile rather than unusual. The Windows loader
+// itself refuses more than 96 sections; import tables of real programs list tens of DLLs.
+constexpr std::uint32_t kMaxSections = 96;
+constexpr std::size_t kMaxDescriptors = 4096;
+constexpr std::uint32_t kImportDirectory = 1;
+constexpr std::uint32_t kDelayImportDirectory = 13;
+
+std::unexpected<Error> bad(std::string what) {
+  return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what));
+}
+
+struct Section {
+  std::uint32_t virtual_address = 0;
+  std::uint32_t virtual_size = 0;
+  std::uint32_t raw_size = 0;
+  std::uint32_t raw_offset = 0;
+};
+
+// Where an RVA lies in the file, and where the bytes backing it end.
+struct Location {
+  std::uint64_t offset = 0;
+  std::uint64_t limit = 0;
+};
+
+class PeImage {
+ public:
+  PeImage(const Reader& reader, std::vector<Section> sections, std::uint32_t header_size)
+      : reader_(reader), sections_(std::move(sections)), header_size_(header_size) {}
+
+  std::optional<Location> locate(std::uint64_t rva) const {
+    if (rva < header_size_ && rva < reader_.size()) return Location{rva, std::min<std::uint64_t>(header_size_, reader_.size())};
+    for (const auto& s : sections_) {
+      const std::uint64_t extent = s.virtual_size != 0 ? s.virtual_size : s.raw_size;
+      if (rva < s.virtual_address || rva - s.virtual_address >= extent) continue;
+      const std::uint64_t delta = rva - s.virtual_address;
+      if (delta >= s.raw_size) return std::nullopt;  // in memory only (zero-filled), not in the file
+      const std::uint64_t offset = std::uint64_t{s.raw_offset} + delta;
+      const std::uint64_t limit = std::min<std::uint64_t>(std::uint64_t{s.raw_offset} + s.raw_size, reader_.size());
+      if (offset >= limit) return std::nullopt;
+      return Location{offset, limit};
+    }
+    return std::nullopt;
+  }
+
+  Result<std::string> name_at(std::uint64_t rva, std::string_view table) const {
+    auto where = locate(rva);
+    if (!where) return bad(fmt::format("a {} DLL name lies outside the file (RVA {:#x})", table, rva));
+    auto name = reader_.c_string(where->offset, where->limit);
+    if (!name) return bad(fmt::format("a {} DLL name is not terminated (RVA {:#x})", table, rva));
+    if (name->empty()) return bad(fmt::format("a {} DLL name is empty", table));
+    return *name;
+  }
+
+ private:
+  const Reader& reader_;
+  std::vector<Section> sections_;
+  std::uint32_t header_size_;
+};
+
+Status read_imports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::vector<std::string>& out) {
+  constexpr std::uint64_t kSize = 20;  // IMAGE_IMPORT_DESCRIPTOR
+  auto where = image.locate(rva);
+  if (!where) return bad("the import table lies outside the file");
+  for (std::size_t i = 0;; ++i) {
+    if (i >= kMaxDescriptors) return bad("the import table has no end");
+    const std::uint64_t at = where->offset + i * kSize;
+    if (at + kSize > where->limit) return bad("the import table runs past its section");
+    auto name_rva = reader.get<std::uint32_t>(at + 12);
+    auto first_thunk = reader.get<std::uint32_t>(at + 16);
+    if (!name_rva || !first_thunk) return bad("the import table is truncated");
+    // The loader stops at the first descriptor without a name and thunks.
+    if (*name_rva == 0 && *first_thunk == 0) return {};
+    auto name = image.name_at(*name_rva, "imported");
+    if (!name) return std::unexpected(name.error());
+    out.push_back(std::move(*name));
+  }
+}
+
+// The table ends at a descriptor without a name or after the directory's declared size,
+// whichever comes first: GNU dlltool's delay-import libraries emit no terminating descriptor.
+Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::uint32_t size,
+                          std::uint64_t image_base, std::vector<std::string>& out) {
+  constexpr std::uint64_t kSize = 32;  // IMAGE_DELAYLOAD_DESCRIPTOR
+  auto where = image.locate(rva);
+  if (!where) return bad("the delay-import table lies outside the file");
+  const std::uint64_t declared = size / kSize;
+  for (std::size_t i = 0; i < declared; ++i) {
+    if (i >= kMaxDescriptors) return bad("the delay-import table has no end");
+    const std::uint64_t at = where->offset + i * kSize;
+    if (at + kSize > where->limit) return bad("the delay-import table runs past its section");
+    auto attributes = reader.get<std::uint32_t>(at);
+    auto name_field = reader.get<std::uint32_t>(at + 4);
+    if (!attributes || !name_field) return bad("the delay-import table is truncated");
+    if (*name_field == 0) return {};
+    // Attribute bit 0 set: fields are RVAs (every current linker). Clear: the old Visual C++ 6
+    // form, where they are virtual addresses.
+    std::uint64_t name_rva = *name_field;
+    if ((*attributes & 1u) == 0 && name_rva >= image_base && image_base != 0) name_rva -= image_base;
+    auto name = image.name_at(name_rva, "delay-imported");
+    if (!name) return std::unexpected(name.error());
+    out.push_back(std::move(*name));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Imports> parse_pe(const ByteSource& source) {
+  Reader reader(source, true);
+  auto mz = reader.get<std::uint16_t>(0);
+  if (!mz || *mz != 0x5A4D) return bad("no MZ header");
+  auto lfanew = reader.get<std::uint32_t>(0x3c);
+  if (!lfanew) return bad("the DOS header is truncated");
+  const std::uint64_t pe = *lfanew;
+  auto signature = reader.get<std::uint32_t>(pe);
+  if (!signature || *signature != 0x00004550) return bad("no PE signature (an MS-DOS program, or truncated)");
+
+  const std::uint64_t coff = pe + 4;
+  auto machine = reader.get<std::uint16_t>(coff);
+  auto section_count = reader.get<std::uint16_t>(coff + 2);
+  auto optional_size = reader.get<std::uint16_t>(coff + 16);
+  if (!machine || !section_count || !optional_size) return bad("the COFF header is truncated");
+  if (*section_count > kMaxSections) return bad(fmt::format("{} sections (at most {} are loadable)", *section_count, kMaxSections));
+
+  const std::uint64_t opt = coff + 20;
+  auto magic = reader.get<std::uint16_t>(opt);
+  if (!magic) return bad("the optional header is truncated");
+  Imports imports;
+  imports.format = Format::pe;
+  imports.machine = *machine;
+  std::uint64_t image_base = 0;
+  std::uint64_t directories_at = 0;
+  std::optional<std::uint32_t> directory_count;
+  if (*magic == 0x10b) {
+    imports.is_64bit = false;
+    image_base = reader.get<std::uint32_t>(opt + 28).value_or(0);
+    directory_count = reader.get<std::uint32_t>(opt + 92);
+    directories_at = opt + 96;
+  } else if (*magic == 0x20b) {
+    imports.is_64bit = true;
+    image_base = reader.get<std::uint64_t>(opt + 24).value_or(0);
+    directory_count = reader.get<std::uint32_t>(opt + 108);
+    directories_at = opt + 112;
+  } else {
+    return bad(fmt::format("unknown optional header magic {:#x}", *magic));
+  }
+  auto header_size = reader.get<std::uint32_t>(opt + 60);
+  if (!directory_count || !header_size) return bad("the optional header is truncated");
+  // Only directories inside the declared optional header count.
+  const std::uint64_t fits = directories_at - opt <= *optional_size ? (*optional_size - (directories_at - opt)) / 8 : 0;
+  const std::uint64_t usable_directories = std::min<std::uint64_t>({std::uint64_t{*directory_count}, fits, std::uint64_t{16}});
+
+  std::vector<Section> sections;
+  const std::uint64_t table = opt + *optional_size;
+  for (std::uint32_t i = 0; i < *section_count; ++i) {
+    const std::uint64_t at = table + std::uint64_t{i} * 40;
+    Section s;
+    auto vsize = reader.get<std::uint32_t>(at + 8);
+    auto vaddr = reader.get<std::uint32_t>(at + 12);
+    auto rsize = reader.get<std::uint32_t>(at + 16);
+    auto roff = reader.get<std::uint32_t>(at + 20);
+    if (!vsize || !vaddr || !rsize || !roff) return bad("the section table is truncated");
+    s.virtual_size = *vsize;
+    s.virtual_address = *vaddr;
+    s.raw_size = *rsize;
+    s.raw_offset = *roff;
+    sections.push_back(s);
+  }
+  PeImage image(reader, std::move(sections), *header_size);
+
+  struct Directory {
+    std::uint32_t rva;
+    std::uint32_t size;
+  };
+  auto directory = [&](std::uint32_t index) -> std::optional<Directory> {
+    if (index >= usable_directories) return std::nullopt;
+    auto rva = reader.get<std::uint32_t>(directories_at + std::uint64_t{index} * 8);
+    auto size = reader.get<std::uint32_t>(directories_at + std::uint64_t{index} * 8 + 4);
+    if (!rva || !size || *rva == 0) return std::nullopt;
+    return Directory{*rva, *size};
+  };
+  if (auto dir = directory(kImportDirectory)) {
+    if (auto ok = read_imports(image, reader, dir->rva, imports.needed); !ok) return std::unexpected(ok.error());
+  }
+  if (auto dir = directory(kDelayImportDirectory)) {
+    if (auto ok = read_delay_imports(image, reader, dir->rva, dir->size, image_base, imports.delay_needed); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  return imports;
+}
+
+}  // namespace zcuda::binfmt

@@ -1,0 +1,81 @@
+// Byte sources, format sniffing, and reading a file's imports.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::binfmt {
+
+namespace fs = std::filesystem;
+
+bool MemorySource::read(std::uint64_t offset, std::span<std::byte> out) const {
+  if (offset > bytes_.size() || out.size() > bytes_.size() - offset) return false;
+  if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
+  return true;
+}
+
+namespace {
+
+// Reads on demand from an open file; the size is fixed when opened.
+class FileSource final : public ByteSource {
+ public:
+  FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
+  std::uint64_t size() const override { return size_; }
+  bool read(std::uint64_t offset, std::span<std::byte> out) const override {
+    if (offset > size_ || out.size() > size_ - offset) return false;
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(offset));
+    in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+    return static_cast<std::size_t>(in_.gcount()) == out.size();
+  }
+
+ private:
+  std::ifstream& in_;
+  std::uint64_t size_;
+};
+
+}  // namespace
+
+std::optional<Format> sniff(const ByteSource& source) {
+  std::array<std::byte, 4> magic{};
+  if (!source.read(0, magic)) return std::nullopt;
+  auto at = [&](std::size_t i) { return std::to_integer<unsigned char>(magic[i]); };
+  if (at(0) == 0x7f && at(1) == 'E' && at(2) == 'L' && at(3) == 'F') return Format::elf;
+  if (at(0) == 'M' && at(1) == 'Z') return Format::pe;
+  return std::nullopt;
+}
+
+Result<Imports> parse(const ByteSource& source) {
+  switch (sniff(source).value_or(Format::pe)) {
+    case Format::elf:
+      return parse_elf(source);
+    case Format::pe:
+      if (sniff(source)) return parse_pe(source);
+      break;
+  }
+  return fail(ErrorKind::invalid_input, "Not a PE or ELF file");
+}
+
+Result<std::optional<Imports>> read_imports(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) return std::unexpected(platform::io_error("read", file, ec));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::unexpected(platform::io_error("open", file, std::error_code(errno, std::generic_category())));
+  FileSource source(in, size);
+  if (!sniff(source)) return std::optional<Imports>{};
+  auto imports = parse(source);
+  if (!imports) {
+    Error error = std::move(imports.error());
+    error.message = fmt::format("{}: {}", file, error.message);
+    return std::unexpected(std::move(error));
+  }
+  return std::optional<Imports>(std::move(*imports));
+}
+
+}  // namespace zcuda::binfmt

@@ -1,0 +1,249 @@
+// The environment of `zcuda run` (docs/staging.md, "Environment set by run").
+#include <zcuda/launch/launch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/core/version.hpp>
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::launch {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+namespace {
+
+std::optional<std::string> lookup(const platform::Environment& env, const std::string& name, Os os) {
+  if (auto it = env.find(name); it != env.end()) return it->second;
+  if (os == Os::windows) {  // Windows variable names are case-insensitive ("Path")
+    for (const auto& [key, value] : env) {
+      if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        return value;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The key under which the environment holds `name` (Windows keeps "Path" as it is spelt).
+std::string key_of(const platform::Environment& env, const std::string& name, Os os) {
+  if (os == Os::windows) {
+    for (const auto& [key, value] : env) {
+      if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        return key;
+      }
+    }
+  }
+  return name;
+}
+
+char list_separator(Os os) { return os == Os::windows ? ';' : ':'; }
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// Folders first on a PATH-like list, existing ones only, without repeating themselves.
+std::string prepend(const std::vector<fs::path>& first, const std::optional<std::string>& rest, Os os) {
+  std::string out;
+  std::vector<std::string> seen;
+  for (const auto& p : first) {
+    const std::string s = p.string();
+    if (!is_dir(p) || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    seen.push_back(s);
+    if (!out.empty()) out += list_separator(os);
+    out += s;
+  }
+  if (rest && !rest->empty()) {
+    if (!out.empty()) out += list_separator(os);
+    out += *rest;
+  }
+  return out;
+}
+
+std::optional<fs::path> find_hip(const LaunchOptions& options, const platform::Environment& env) {
+  if (options.hip_path) return options.hip_path;
+  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return fs::u8path(*hip);
+  if (options.os == Os::linux) {
+    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return fs::u8path(*rocm);
+    if (is_dir("/opt/rocm")) return fs::path("/opt/rocm");
+  }
+  return std::nullopt;
+}
+
+// rocBLAS and hipBLASLt read their kernels from these folders; a per-gfx subfolder, when the
+// SDK has one, holds only that GPU's kernels.
+std::optional<fs::path> kernel_folder(const fs::path& base, const std::optional<std::string>& gfx) {
+  if (!is_dir(base)) return std::nullopt;
+  if (gfx && !gfx->empty() && is_dir(base / *gfx)) return base / *gfx;
+  return base;
+}
+
+}  // namespace
+
+Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
+  auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return fail(ErrorKind::usage, fmt::format("--env needs NAME=VALUE, not '{}'", text), "For example: --env ZLUDA_CC=8.9");
+  }
+  return std::pair<std::string, std::string>(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
+}
+
+Result<fs::path> resolve_program(const fs::path& program, const platform::Environment& env, Os os) {
+  std::error_code ec;
+  const std::string text = program.string();
+  const bool has_separator = text.find('/') != std::string::npos || (os == Os::windows && text.find('\\') != std::string::npos);
+  auto usable = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
+  if (has_separator || program.is_absolute()) {
+    if (usable(program)) return fs::absolute(program);
+    if (os == Os::windows && usable(fs::path(text + ".exe"))) return fs::absolute(fs::path(text + ".exe"));
+    return fail(ErrorKind::not_found, fmt::format("{} does not exist", program), "Check the program's path.");
+  }
+  // Windows also finds a program in the current folder.
+  std::vector<fs::path> dirs;
+  if (os == Os::windows) dirs.push_back(fs::current_path(ec));
+  if (auto path = lookup(env, "PATH", os)) {
+    std::size_t start = 0;
+    while (start <= path->size()) {
+      auto end = path->find(list_separator(os), start);
+      if (end == std::string::npos) end = path->size();
+      if (end > start) dirs.push_back(fs::u8path(path->substr(start, end - start)));
+      start = end + 1;
+    }
+  }
+  for (const auto& d : dirs) {
+    if (usable(d / program)) return fs::absolute(d / program);
+    if (os == Os::windows && usable(d / (text + ".exe"))) return fs::absolute(d / (text + ".exe"));
+  }
+  return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
+              "Give the program's path (for example ./" + text + ").");
+}
+
+Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base) {
+  const Os os = options.os;
+  auto target = resolve_program(options.program, base, os);
+  if (!target) return std::unexpected(target.error());
+  LaunchPlan plan;
+  plan.target = *target;
+  plan.environment = base;
+  auto set = [&](const std::string& name, std::string value, std::string why) {
+    const std::string key = key_of(plan.environment, name, os);
+    auto before = lookup(plan.environment, name, os);
+    plan.environment[key] = value;
+    // A later setting of the same variable replaces the earlier record.
+    std::erase_if(plan.changes, [&](const EnvChange& c) { return c.name == key; });
+    plan.changes.push_back(EnvChange{key, before, std::move(value), std::move(why)});
+  };
+
+  const fs::path& runtime = options.runtime.dir;
+  auto hip = find_hip(options, base);
+  if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
+  set("ZLUDA_CC", options.zluda_cc,
+      "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
+  if (hip) {
+    const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
+    if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {
+      set("ROCBLAS_TENSILE_LIBPATH", dir->string(), "rocBLAS kernels (rocBLAS aborts when it finds none for the GPU)");
+    }
+    if (auto dir = kernel_folder(lib / "hipblaslt" / "library", options.gfx)) {
+      set("HIPBLASLT_TENSILE_LIBPATH", dir->string(), "hipBLASLt kernels");
+    }
+  }
+  if (options.device) set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
+
+  std::vector<fs::path> first = {plan.target.parent_path(), runtime};
+  if (hip) first.push_back(*hip / "bin");
+  if (options.libtorch) {
+    first.push_back(*options.libtorch / "lib");
+    first.push_back(*options.libtorch / "bin");
+  }
+  set("PATH", prepend(first, lookup(base, "PATH", os), os),
+      "program folder, runtime, HIP bin and LibTorch first, ahead of other CUDA installations");
+  if (os == Os::linux) {
+    set("LD_LIBRARY_PATH", prepend({runtime}, lookup(base, "LD_LIBRARY_PATH", os), os),
+        "the dynamic loader finds ZLUDA's libcuda.so.1 before any other");
+    std::error_code ec;
+    if (fs::exists(runtime / "zluda_ld", ec)) {
+      auto before = lookup(base, "LD_AUDIT", os);
+      set("LD_AUDIT", (runtime / "zluda_ld").string() + (before && !before->empty() ? ":" + *before : ""),
+          "ZLUDA's loader redirects CUDA libraries a program loads by full path");
+    }
+  }
+  for (const auto& [key, value] : options.overrides) set(key, value, "--env");
+
+  std::error_code ec;
+  const fs::path launcher = runtime / "zluda.exe";
+  if (os == Os::windows && !options.direct && fs::exists(launcher, ec)) {
+    // ZLUDA's recommended launch: zluda.exe injects its libraries into the program and children.
+    plan.program = launcher;
+    plan.through_launcher = true;
+    plan.args = {"--", plan.target.string()};
+    plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
+  } else {
+    plan.program = plan.target;
+    plan.args = options.args;
+  }
+  return plan;
+}
+
+nlohmann::json to_json(const LaunchPlan& plan) {
+  using nlohmann::json;
+  json changes = json::array();
+  for (const auto& c : plan.changes) {
+    changes.push_back({{"name", c.name}, {"before", c.before ? json(*c.before) : json(nullptr)}, {"value", c.after}, {"why", c.why}});
+  }
+  return {{"program", plan.target.string()},
+          {"executable", plan.program.string()},
+          {"through_launcher", plan.through_launcher},
+          {"args", plan.args},
+          {"environment", changes}};
+}
+
+Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
+  using nlohmann::json;
+  json changes = json::array();
+  for (const auto& c : r.changes) changes.push_back({{"name", c.name}, {"value", c.after}});
+  json out = {{"schema", 1},
+              {"started", r.started},
+              {"seconds", r.seconds},
+              {"exit_code", r.exit_code},
+              {"signal", r.signal ? json(*r.signal) : json(nullptr)},
+              {"program", r.program},
+              {"arg_count", r.arg_count},
+              {"runtime", {{"dir", r.runtime_dir}, {"chosen_by", r.runtime_chosen_by}, {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
+              {"zcuda", r.zcuda_version},
+              {"staged", r.staged},
+              {"environment", changes}};
+  const auto now = std::chrono::system_clock::now();
+  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
+  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
+  const fs::path file = home.state / "runs" / fmt::format("{}-{:09}.json", stamp, unique);
+  // Written whole then renamed, but not flushed to disk: a record lost to a power cut is not
+  // worth an fsync on every launch.
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return std::unexpected(platform::io_error("create folder", file.parent_path(), ec));
+  fs::path temp = file;
+  temp += ".tmp";
+  {
+    std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
+    stream << out.dump(2) << "\n";
+    if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
+  }
+  if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());
+  return file;
+}
+
+}  // namespace zcuda::launch

@@ -1,0 +1,37 @@
+#include <zcuda/platform/file_ops.hpp>
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::platform {
+
+namespace fs = std::filesystem;
+
+std::string_view to_string(PlaceMethod method) { return method == PlaceMethod::hard_link ? "hardlink" : "copy"; }
+
+Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target) {
+  if (::link(source.c_str(), target.c_str()) == 0) return PlaceMethod::hard_link;
+  const int e = errno;
+  // Other volume, a file system without hard links, or the link-count limit: copy instead.
+  if (e != EXDEV && e != EPERM && e != EMLINK && e != ENOTSUP && e != EOPNOTSUPP) {
+    return std::unexpected(io_error("link", target, std::error_code(e, std::generic_category())).with_note(fmt::format("source: {}", source)));
+  }
+  std::error_code ec;
+  fs::copy_file(source, target, fs::copy_options::none, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(target, ignored);
+    return std::unexpected(io_error("copy", source, ec).with_note(fmt::format("target: {}", target)));
+  }
+  return PlaceMethod::copy;
+}
+
+Status check_replaceable(const fs::path&) { return {}; }
+
+}  // namespace zcuda::platform

@@ -1,0 +1,157 @@
+// Carrying out a stage plan, one journaled step at a time (docs/staging.md, "Journal").
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/core/version.hpp>
+#include <zcuda/platform/file_ops.hpp>
+#include <zcuda/platform/files.hpp>
+#include <zcuda/stage/stage.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+#include "steps.hpp"
+
+namespace zcuda::stage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using detail::crash_point;
+
+// Windows keeps a running program's files (and the DLLs it loaded) locked: replacing them would
+// fail halfway, so check them all first.
+Status check_not_in_use(const Plan& plan) {
+  if (plan.program) {
+    if (auto ok = platform::check_replaceable(*plan.program); !ok) return ok;
+  }
+  for (const auto& p : plan.placements) {
+    if (p.identical || !p.replaces) continue;
+    if (auto ok = platform::check_replaceable(plan.root / p.relative); !ok) return ok;
+  }
+  return {};
+}
+
+Status carry_out(const fs::path& root, Journal& journal) {
+  if (auto saved = save_journal(root, journal); !saved) return saved;
+  crash_point();
+  for (auto& step : journal.steps) {
+    const fs::path target = root / step.path;
+    std::error_code ec;
+    if (step.replaces) {
+      const fs::path backup = stage_dir(root) / *step.backup;
+      fs::create_directories(backup.parent_path(), ec);
+      if (ec) return std::unexpected(platform::io_error("create the backup folder", backup.parent_path(), ec));
+      if (auto moved = platform::rename_with_retry(target, backup); !moved) return moved;
+      crash_point();
+      step.state = StepState::backed_up;
+      if (auto saved = save_journal(root, journal); !saved) return saved;
+      crash_point();
+    }
+    // Link or copy beside the target, then rename: the target never holds a partial file.
+    const fs::path temp = detail::temp_path(target);
+    fs::remove(temp, ec);
+    auto method = platform::link_or_copy(step.source, temp);
+    if (!method) return std::unexpected(method.error());
+    if (auto moved = platform::rename_with_retry(temp, target); !moved) return moved;
+    crash_point();
+    step.method = std::string(platform::to_string(*method));
+    step.state = StepState::placed;
+    if (auto saved = save_journal(root, journal); !saved) return saved;
+    crash_point();
+  }
+  journal.complete = true;
+  if (auto saved = save_journal(root, journal); !saved) return saved;
+  crash_point();
+  return {};
+}
+
+Result<StageResult> apply(Plan plan) {
+  StageResult result;
+  if (auto ok = check_not_in_use(plan); !ok) return std::unexpected(ok.error());
+  Journal journal;
+  journal.operation = "stage";
+  journal.root = plan.root.string();
+  journal.runtime = plan.runtime_dir.string();
+  journal.zcuda_version = std::string(version());
+  journal.started = detail::utc_now("{:%Y-%m-%dT%H:%M:%SZ}");
+  std::map<fs::path, std::string> digests;
+  for (const auto& p : plan.placements) {
+    if (p.identical) {
+      ++result.unchanged;
+      continue;
+    }
+    Step step;
+    step.path = p.relative;
+    step.replaces = p.replaces;
+    step.source = p.source;
+    auto& digest = digests[p.source];
+    if (digest.empty()) {
+      auto d = fetch::sha256_file(p.source);
+      if (!d) return std::unexpected(d.error());
+      digest = *d;
+    }
+    step.staged_sha256 = digest;
+    if (p.replaces) {
+      std::error_code ec;
+      if (fs::is_regular_file(fs::symlink_status(plan.root / p.relative, ec))) {
+        auto original = fetch::sha256_file(plan.root / p.relative);
+        if (!original) return std::unexpected(original.error());
+        step.original_sha256 = *original;
+      }
+      step.backup = fs::path("backup") / p.relative;
+      ++result.replaced;
+    }
+    journal.steps.push_back(std::move(step));
+  }
+  if (auto done = carry_out(plan.root, journal); !done) {
+    // Put the folder back as it was before reporting the failure.
+    Error error = std::move(done.error());
+    if (auto undone = detail::undo_all(plan.root, journal, std::nullopt, nullptr); undone) {
+      error.notes.push_back("the folder was restored to how it was before");
+    } else {
+      error.notes.push_back("restoring the folder failed too: " + undone.error().message);
+      error.notes.push_back("the next zcuda stage or unstage of this folder retries from the journal");
+    }
+    return std::unexpected(std::move(error));
+  }
+  result.placed = journal.steps.size();
+  result.plan = std::move(plan);
+  return result;
+}
+
+}  // namespace
+
+Result<StageResult> stage(const PlanOptions& options) {
+  auto root = app_root(options.app);
+  if (!root) return std::unexpected(root.error());
+  auto recovered = recover(*root);
+  if (!recovered) return std::unexpected(recovered.error());
+  auto plan = make_plan(options);
+  if (!plan) return std::unexpected(plan.error());
+  bool restaged = false;
+  if (plan->changes() > 0 && plan->journal_present) {
+    // Staged before, with other files (a new runtime, --all): undo that stage, then stage anew,
+    // so the journal's backups always hold the user's own originals.
+    auto undone = unstage(options.app, false);
+    if (!undone) return std::unexpected(undone.error());
+    plan = make_plan(options);
+    if (!plan) return std::unexpected(plan.error());
+    restaged = true;
+  }
+  if (plan->changes() == 0) {
+    StageResult result;
+    result.unchanged = plan->placements.size();
+    result.plan = std::move(*plan);
+    result.recovered = *recovered;
+    return result;
+  }
+  auto result = apply(std::move(*plan));
+  if (!result) return result;
+  result->recovered = *recovered;
+  result->restaged = restaged;
+  return result;
+}
+
+}  // namespace zcuda::stage

@@ -1,0 +1,129 @@
+#include <zcuda/stage/journal.hpp>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/platform/files.hpp>
+#include <zcuda/stage/plan.hpp>
+
+namespace zcuda::stage {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kSchema = 1;
+
+std::optional<StepState> step_state(std::string_view s) {
+  for (auto st : {StepState::planned, StepState::backed_up, StepState::placed, StepState::restored}) {
+    if (to_string(st) == s) return st;
+  }
+  return std::nullopt;
+}
+
+// A journal path must stay inside its folder: a tampered journal must not make unstage move
+// files elsewhere.
+bool is_contained(const fs::path& p) {
+  if (p.empty() || p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
+  for (const auto& part : p) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view to_string(StepState state) {
+  switch (state) {
+    case StepState::planned: return "planned";
+    case StepState::backed_up: return "backed_up";
+    case StepState::placed: return "placed";
+    case StepState::restored: return "restored";
+  }
+  return "planned";
+}
+
+std::string to_json_text(const Journal& journal) {
+  json steps = json::array();
+  for (const auto& s : journal.steps) {
+    steps.push_back({{"path", s.path.generic_string()},
+                     {"action", s.replaces ? "replace" : "add"},
+                     {"source", s.source.string()},
+                     {"method", s.method.empty() ? json(nullptr) : json(s.method)},
+                     {"original_sha256", s.original_sha256 ? json(*s.original_sha256) : json(nullptr)},
+                     {"staged_sha256", s.staged_sha256},
+                     {"backup", s.backup ? json(s.backup->generic_string()) : json(nullptr)},
+                     {"state", to_string(s.state)}});
+  }
+  json out = {{"schema", kSchema},
+              {"operation", journal.operation},
+              {"complete", journal.complete},
+              {"root", journal.root},
+              {"runtime", journal.runtime},
+              {"zcuda", journal.zcuda_version},
+              {"started", journal.started},
+              {"steps", steps}};
+  return out.dump(2) + "\n";
+}
+
+Result<Journal> parse_journal(std::string_view text) {
+  auto bad = [](std::string what) {
+    return fail(ErrorKind::invalid_input, "The stage journal is damaged: " + what,
+                "Restore the files from the backup folder by hand, or delete the .zcuda-stage folder if you are sure the folder is as it should be.");
+  };
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return bad("it is not JSON");
+  try {
+    if (j.at("schema").get<int>() != kSchema) return bad(fmt::format("unknown schema {}", j.at("schema").dump()));
+    Journal journal;
+    journal.operation = j.at("operation").get<std::string>();
+    if (journal.operation != "stage" && journal.operation != "unstage") return bad("unknown operation " + journal.operation);
+    journal.complete = j.at("complete").get<bool>();
+    journal.root = j.value("root", "");
+    journal.runtime = j.value("runtime", "");
+    journal.zcuda_version = j.value("zcuda", "");
+    journal.started = j.value("started", "");
+    for (const auto& s : j.at("steps")) {
+      Step step;
+      step.path = fs::path(s.at("path").get<std::string>());
+      const auto action = s.at("action").get<std::string>();
+      if (action != "add" && action != "replace") return bad("unknown action " + action);
+      step.replaces = action == "replace";
+      step.source = fs::path(s.at("source").get<std::string>());
+      if (!s.at("method").is_null()) step.method = s.at("method").get<std::string>();
+      if (!s.at("original_sha256").is_null()) step.original_sha256 = s.at("original_sha256").get<std::string>();
+      step.staged_sha256 = s.at("staged_sha256").get<std::string>();
+      if (!s.at("backup").is_null()) step.backup = fs::path(s.at("backup").get<std::string>());
+      auto state = step_state(s.at("state").get<std::string>());
+      if (!state) return bad("unknown step state");
+      step.state = *state;
+      if (!is_contained(step.path) || (step.backup && !is_contained(*step.backup))) {
+        return bad(fmt::format("a path leaves the folder ({})", step.path.generic_string()));
+      }
+      if (step.replaces != step.backup.has_value()) return bad("a replaced file has no backup path");
+      journal.steps.push_back(std::move(step));
+    }
+    return journal;
+  } catch (const json::exception& e) {
+    return bad(e.what());
+  }
+}
+
+Result<std::optional<Journal>> load_journal(const fs::path& root) {
+  const fs::path file = journal_path(root);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return std::optional<Journal>{};
+  auto text = platform::read_file(file, 64u << 20);
+  if (!text) return std::unexpected(text.error());
+  auto journal = parse_journal(*text);
+  if (!journal) return std::unexpected(std::move(journal.error()).with_note(fmt::format("journal: {}", file)));
+  return std::optional<Journal>(std::move(*journal));
+}
+
+Status save_journal(const fs::path& root, const Journal& journal) {
+  return platform::write_file_atomic(journal_path(root), to_json_text(journal));
+}
+
+}  // namespace zcuda::stage

@@ -1,0 +1,332 @@
+// Planning a stage: walk the app tree, read each binary's imports, and decide where each
+// runtime library goes (docs/staging.md, "Where files go").
+#include <zcuda/stage/plan.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/platform/files.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+
+namespace zcuda::stage {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+namespace {
+
+// Bounds on the walk: a LibTorch application has a few thousand files; more than this is
+// probably the wrong folder (a home directory, a drive root).
+constexpr std::size_t kMaxEntries = 200000;
+constexpr int kMaxDepth = 32;
+
+std::string fold(std::string_view name, Os os) {
+  std::string out(name);
+  if (os == Os::windows) {
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  }
+  return out;
+}
+
+bool is_candidate_binary(const fs::directory_entry& entry, Os os) {
+  const std::string name = entry.path().filename().string();
+  if (os == Os::windows) {
+    std::string ext = fold(entry.path().extension().string(), Os::windows);
+    return ext == ".exe" || ext == ".dll" || ext == ".pyd";
+  }
+  if (name.find(".so") != std::string::npos) return true;
+  std::error_code ec;
+  auto perms = entry.status(ec).permissions();
+  return !ec && (perms & fs::perms::owner_exec) != fs::perms::none;
+}
+
+// The names the CUDA runtime loads by name at run time, placed next to the program.
+bool is_driver_name(std::string_view name, Os os) {
+  const std::string n = fold(name, os);
+  if (os == Os::windows) return n == "nvcuda.dll" || n == "nvml.dll";
+  return n == "libcuda.so.1" || n == "libnvidia-ml.so.1";
+}
+
+struct Binary {
+  fs::path relative;
+  binfmt::Imports imports;
+};
+
+}  // namespace
+
+std::string_view to_string(Service service) {
+  switch (service) {
+    case Service::served: return "served";
+    case Service::stub: return "stub";
+    case Service::no_backend: return "no_backend";
+    case Service::not_in_runtime: return "not_in_runtime";
+    case Service::nvidia: return "nvidia";
+  }
+  return "served";
+}
+
+std::size_t Plan::changes() const {
+  return static_cast<std::size_t>(std::count_if(placements.begin(), placements.end(), [](const Placement& p) { return !p.identical; }));
+}
+
+fs::path stage_dir(const fs::path& root) { return root / ".zcuda-stage"; }
+fs::path journal_path(const fs::path& root) { return stage_dir(root) / "journal.json"; }
+
+Result<fs::path> app_root(const fs::path& app) {
+  std::error_code ec;
+  auto status = fs::status(app, ec);
+  if (ec || !fs::exists(status)) {
+    return fail(ErrorKind::not_found, fmt::format("{} does not exist", app), "Give the path of a program or of its folder.");
+  }
+  fs::path absolute = fs::weakly_canonical(fs::absolute(app), ec);
+  if (ec) return std::unexpected(platform::io_error("resolve", app, ec));
+  if (fs::is_directory(status)) return absolute;
+  return absolute.parent_path();
+}
+
+bool uses_cuda_libraries(const fs::path& program, Os os) {
+  auto is_cuda = [os](std::string_view name) { return served_family(name, os) || nvidia_only_library(name, os); };
+  if (auto imports = binfmt::read_imports(program); imports && *imports) {
+    for (const auto* list : {&(*imports)->needed, &(*imports)->delay_needed}) {
+      if (std::any_of(list->begin(), list->end(), is_cuda)) return true;
+    }
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(program.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    if (is_cuda(it->path().filename().string())) return true;
+  }
+  return false;
+}
+
+Result<Plan> make_plan(const PlanOptions& options) {
+  const Os os = options.os;
+  auto root = app_root(options.app);
+  if (!root) return std::unexpected(root.error());
+  auto runtime = scan_runtime(options.runtime_dir, os);
+  if (!runtime) return std::unexpected(runtime.error());
+
+  Plan plan;
+  plan.root = *root;
+  plan.os = os;
+  plan.backends = options.backends;
+  std::error_code ec;
+  plan.runtime_dir = fs::weakly_canonical(fs::absolute(options.runtime_dir), ec);
+  if (!fs::is_directory(options.app, ec)) plan.program = fs::weakly_canonical(fs::absolute(options.app), ec);
+  {
+    auto inside = [](const fs::path& a, const fs::path& b) {  // a is b or lies under b
+      auto rel = a.lexically_relative(b);
+      return !rel.empty() && *rel.begin() != "..";
+    };
+    if (inside(plan.runtime_dir, plan.root) || inside(plan.root, plan.runtime_dir)) {
+      return fail(ErrorKind::usage, fmt::format("The runtime folder {} and the app folder {} overlap", plan.runtime_dir, plan.root),
+                  "Stage into the program's own folder, not into (or around) the runtime.");
+    }
+  }
+  plan.journal_present = fs::exists(journal_path(plan.root), ec);
+
+  // Walk the tree: existing file names per folder, and the imports of every binary.
+  std::map<fs::path, std::set<std::string>> files_in;  // folder (relative) -> folded names
+  std::map<std::string, fs::path> existing_name;       // folded "folder/name" -> real name
+  std::vector<Binary> binaries;
+  files_in[fs::path()];
+  std::size_t entries = 0;
+  fs::recursive_directory_iterator it(plan.root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return std::unexpected(platform::io_error("list", plan.root, ec));
+  for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) return std::unexpected(platform::io_error("list", plan.root, ec));
+    if (++entries > kMaxEntries) {
+      return fail(ErrorKind::usage, fmt::format("{} holds more than {} files", plan.root, kMaxEntries),
+                  "Give the folder of the program itself, not a drive or home folder.");
+    }
+    const fs::directory_entry& entry = *it;
+    const fs::path relative = entry.path().lexically_relative(plan.root);
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) {
+      if (relative == stage_dir(fs::path()).filename() || it.depth() >= kMaxDepth) it.disable_recursion_pending();
+      continue;
+    }
+    const std::string name = entry.path().filename().string();
+    files_in[relative.parent_path()].insert(fold(name, os));
+    existing_name[fold((relative.parent_path() / name).generic_string(), os)] = name;
+    if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !is_candidate_binary(entry, os)) continue;
+    auto imports = binfmt::read_imports(entry.path());
+    if (!imports) {
+      plan.unreadable.push_back(imports.error().message);
+      continue;
+    }
+    if (!*imports) continue;
+    ++plan.binaries_scanned;
+    binaries.push_back(Binary{relative, std::move(**imports)});
+  }
+
+  std::map<std::string, const RuntimeFile*> runtime_by_name;
+  for (const auto& f : *runtime) runtime_by_name[fold(f.name, os)] = &f;
+
+  // Placements, keyed by folded relative target so each target is planned once.
+  std::map<std::string, Placement> placements;
+  auto place = [&](const fs::path& folder, const RuntimeFile& file, std::string reason) {
+    if (!has_backend(file.family, plan.backends) && !options.all) return;
+    // Keep the name the folder already uses (Windows names match case-insensitively).
+    const std::string key = fold((folder / file.name).generic_string(), os);
+    std::string name = file.name;
+    if (auto found = existing_name.find(key); found != existing_name.end()) name = found->second;
+    auto [slot, inserted] = placements.try_emplace(key);
+    if (!inserted) return;
+    slot->second.relative = folder / name;
+    slot->second.source = file.path;
+    slot->second.name = name;
+    slot->second.family = std::string(file.family.id);
+    slot->second.reason = std::move(reason);
+  };
+
+  for (const auto& f : *runtime) {
+    if (f.family.driver_level && is_driver_name(f.name, os)) place(fs::path(), f, "driver library, loaded by name: next to the program");
+  }
+  std::map<std::string, ImportedName> names;
+  for (const auto& b : binaries) {
+    std::vector<std::string> all_imports = b.imports.needed;
+    all_imports.insert(all_imports.end(), b.imports.delay_needed.begin(), b.imports.delay_needed.end());
+    for (const auto& imported : all_imports) {
+      const std::string key = fold(imported, os);
+      auto family = served_family(imported, os);
+      auto nvidia = family ? std::nullopt : nvidia_only_library(imported, os);
+      if (!family && !nvidia) continue;
+      auto& entry = names[key];
+      if (entry.name.empty()) {
+        entry.name = imported;
+        entry.library = std::string(family ? family->display : *nvidia);
+      }
+      entry.importers.push_back(b.relative);
+      if (auto rt = runtime_by_name.find(key); rt != runtime_by_name.end()) {
+        place(b.relative.parent_path(), *rt->second, fmt::format("imported by {}", b.relative.generic_string()));
+      }
+    }
+  }
+  // A file of a served name already in a folder is replaced there: the loader would find it.
+  for (const auto& [folder, folded_names] : files_in) {
+    for (const auto& n : folded_names) {
+      if (auto rt = runtime_by_name.find(n); rt != runtime_by_name.end()) place(folder, *rt->second, "a file of that name is here");
+    }
+  }
+  if (options.all) {
+    for (const auto& f : *runtime) place(fs::path(), f, "--all");
+  }
+  // ZLUDA's nvcuda.dll loads its CUDA-runtime companion from its own folder.
+  for (const auto& f : *runtime) {
+    if (!is_driver_companion(f.name, os)) continue;
+    std::vector<fs::path> folders;
+    for (const auto& [key, p] : placements) {
+      if (p.family == "cuda") folders.push_back(p.relative.parent_path());
+    }
+    for (const auto& folder : folders) place(folder, f, "companion of nvcuda.dll");
+  }
+
+  // What each imported name will resolve to.
+  for (auto& [key, entry] : names) {
+    for (const auto& [folder, folded_names] : files_in) {
+      if (folded_names.contains(key)) entry.present_in_app = true;
+    }
+    if (auto family = served_family(entry.name, os)) {
+      auto rt = runtime_by_name.find(key);
+      if (rt == runtime_by_name.end()) {
+        entry.service = Service::not_in_runtime;
+        entry.note = fmt::format("this runtime has no {}; {} calls will not reach the GPU", entry.name, family->display);
+      } else if (!has_backend(*family, plan.backends)) {
+        entry.service = Service::no_backend;
+        entry.note = fmt::format("{} needs {}, which this machine lacks ({}); not staged, so the program fails when it uses {}",
+                                 family->display, family->backend, plan.backends.miopen_evidence, family->display);
+      } else if (!family->stub_note.empty()) {
+        entry.service = Service::stub;
+        entry.note = std::string(family->stub_note);
+      } else {
+        entry.service = Service::served;
+        entry.note = fmt::format("served by ZLUDA through {}", family->backend);
+      }
+    } else {
+      entry.service = Service::nvidia;
+      entry.note = entry.present_in_app
+                       ? fmt::format("ZLUDA does not replace {}: NVIDIA's file stays in use", entry.library)
+                       : fmt::format("ZLUDA does not replace {}, and NVIDIA's {} is not in the app folder: the program "
+                                     "needs it next to it or on PATH", entry.library, entry.name);
+    }
+    plan.names.push_back(std::move(entry));
+  }
+
+  // Compare with what is there now.
+  std::map<fs::path, std::string> source_digests;
+  for (auto& [key, p] : placements) {
+    const fs::path target = plan.root / p.relative;
+    auto status = fs::symlink_status(target, ec);
+    p.replaces = !ec && fs::exists(status);
+    if (p.replaces && fs::is_directory(status)) {
+      return fail(ErrorKind::conflict, fmt::format("{} is a folder, where {} should go", target, p.name));
+    }
+    if (p.replaces && fs::is_regular_file(status)) {
+      if (fs::equivalent(target, p.source, ec)) {
+        p.identical = true;
+      } else {
+        auto& source_digest = source_digests[p.source];
+        if (source_digest.empty()) {
+          auto digest = fetch::sha256_file(p.source);
+          if (!digest) return std::unexpected(digest.error());
+          source_digest = *digest;
+        }
+        // Sizes first: hashing a large file that cannot match is wasted time.
+        if (fs::file_size(target, ec) == fs::file_size(p.source, ec)) {
+          auto digest = fetch::sha256_file(target);
+          if (!digest) return std::unexpected(digest.error());
+          p.identical = *digest == source_digest;
+        }
+      }
+    }
+    plan.placements.push_back(std::move(p));
+  }
+  return plan;
+}
+
+}  // namespace zcuda::stage
+
+namespace zcuda::stage {
+
+nlohmann::json to_json(const Plan& plan) {
+  using nlohmann::json;
+  json placements = json::array();
+  for (const auto& p : plan.placements) {
+    placements.push_back({{"path", p.relative.generic_string()},
+                          {"name", p.name},
+                          {"family", p.family},
+                          {"source", p.source.string()},
+                          {"reason", p.reason},
+                          {"action", p.identical ? "unchanged" : (p.replaces ? "replace" : "add")}});
+  }
+  json names = json::array();
+  for (const auto& n : plan.names) {
+    json importers = json::array();
+    for (const auto& i : n.importers) importers.push_back(i.generic_string());
+    names.push_back({{"name", n.name},
+                     {"library", n.library},
+                     {"service", to_string(n.service)},
+                     {"note", n.note},
+                     {"present_in_app", n.present_in_app},
+                     {"importers", importers}});
+  }
+  return {{"root", plan.root.string()},
+          {"program", plan.program ? json(plan.program->string()) : json(nullptr)},
+          {"runtime", plan.runtime_dir.string()},
+          {"os", platform::os_id(plan.os)},
+          {"backends", {{"miopen", plan.backends.miopen}, {"miopen_evidence", plan.backends.miopen_evidence}}},
+          {"binaries_scanned", plan.binaries_scanned},
+          {"unreadable", plan.unreadable},
+          {"changes", plan.changes()},
+          {"staged_before", plan.journal_present},
+          {"placements", placements},
+          {"names", names}};
+}
+
+}  // namespace zcuda::stage

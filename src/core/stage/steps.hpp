@@ -1,0 +1,44 @@
+#pragma once
+// Shared between stage and unstage: undoing one journal step, and the test hook that stops the
+// process between steps.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <zcuda/core/error.hpp>
+#include <zcuda/stage/journal.hpp>
+#include <zcuda/stage/stage.hpp>
+
+namespace zcuda::stage::detail {
+
+// Test hook: with ZCUDA_TEST_CRASH_AFTER_STEP=N the process exits at once (std::_Exit(99), no
+// clean-up, as if killed) at the N-th change to the folder or the journal. Used by the tests
+// that interrupt a stage at every step.
+void crash_point();
+
+std::filesystem::path temp_path(const std::filesystem::path& target);  // "<target>.zcuda-new"
+std::string utc_now(const char* format);
+
+// What a step's target holds now.
+enum class Ownership {
+  ours,      // the staged bytes: zcuda may remove it
+  original,  // the file that was there before (never moved, or already put back)
+  users,     // something else: the user's now
+  missing,   // nothing there
+};
+Result<Ownership> classify_target(const std::filesystem::path& root, const Step& step);
+
+// Undoes one step: removes zcuda's file and puts the backup back. A target that is the user's
+// is moved to `kept_dir` when given, and is a conflict otherwise. Safe to repeat.
+Status undo_step(const std::filesystem::path& root, const Step& step, Ownership ownership,
+                 const std::optional<std::filesystem::path>& kept_dir, UnstageResult* counts);
+
+// Undoes every step not yet restored, in reverse, recording progress in the journal, then
+// removes the stage folder (a kept/ folder stays).
+Status undo_all(const std::filesystem::path& root, Journal& journal, const std::optional<std::filesystem::path>& kept_dir,
+                UnstageResult* counts);
+
+// recover(), moving targets that are the user's into `kept_dir` when given (unstage --force).
+Result<std::optional<Recovery>> recover_with(const std::filesystem::path& root, const std::optional<std::filesystem::path>& kept_dir);
+
+}  // namespace zcuda::stage::detail

@@ -1,0 +1,216 @@
+// Undoing stage steps: shared by unstage and by the recovery of an interrupted stage.
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/os.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+#include "steps.hpp"
+
+namespace zcuda::stage {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Removes `dir` and the empty folders under it; anything with files in it stays.
+void remove_empty_folders(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) remove_empty_folders(entry.path());
+  }
+  if (fs::is_empty(dir, ec)) fs::remove(dir, ec);
+}
+}  // namespace
+
+namespace detail {
+
+void crash_point() {
+  static const long limit = [] {
+    auto value = platform::get_env("ZCUDA_TEST_CRASH_AFTER_STEP");
+    return value ? std::strtol(value->c_str(), nullptr, 10) : -1L;
+  }();
+  static long count = 0;
+  if (limit > 0 && ++count == limit) std::_Exit(99);
+}
+
+fs::path temp_path(const fs::path& target) {
+  fs::path temp = target;
+  temp += ".zcuda-new";
+  return temp;
+}
+
+std::string utc_now(const char* format) {
+  auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format(fmt::runtime(format), now);
+}
+
+Result<Ownership> classify_target(const fs::path& root, const Step& step) {
+  const fs::path target = root / step.path;
+  std::error_code ec;
+  auto status = fs::symlink_status(target, ec);
+  if (ec || !fs::exists(status)) return Ownership::missing;
+  const bool has_backup = step.backup && fs::exists(fs::symlink_status(stage_dir(root) / *step.backup, ec));
+  // A replaced file whose backup is gone was never moved, or has been put back already.
+  if (step.replaces && !has_backup) return Ownership::original;
+  if (!fs::is_regular_file(status)) return Ownership::users;
+  auto digest = fetch::sha256_file(target);
+  if (!digest) return std::unexpected(digest.error());
+  if (*digest == step.staged_sha256) return Ownership::ours;
+  if (step.original_sha256 && *digest == *step.original_sha256) return Ownership::original;
+  return Ownership::users;
+}
+
+Status undo_step(const fs::path& root, const Step& step, Ownership ownership, const std::optional<fs::path>& kept_dir,
+                 UnstageResult* counts) {
+  const fs::path target = root / step.path;
+  std::error_code ec;
+  fs::remove(temp_path(target), ec);  // a placement cut short; only zcuda writes that name
+  const fs::path backup = step.backup ? stage_dir(root) / *step.backup : fs::path();
+  bool has_backup = step.backup && fs::exists(fs::symlink_status(backup, ec));
+  switch (ownership) {
+    case Ownership::missing:
+      break;
+    case Ownership::ours:
+      if (!fs::remove(target, ec) && ec) return std::unexpected(platform::io_error("remove", target, ec));
+      crash_point();
+      if (!step.replaces && counts) ++counts->removed;
+      break;
+    case Ownership::original:
+      // The original is in place; a backup copy of the same bytes is no longer needed.
+      if (has_backup) {
+        fs::remove(backup, ec);
+        has_backup = false;
+      }
+      break;
+    case Ownership::users: {
+      if (!kept_dir) {
+        return fail(ErrorKind::conflict, fmt::format("{} changed since it was staged", target),
+                    "It is yours now. Run 'zcuda unstage --force' to restore the original anyway; the changed file is kept in the stage folder.");
+      }
+      const fs::path keep = *kept_dir / step.path;
+      fs::create_directories(keep.parent_path(), ec);
+      if (auto moved = platform::rename_with_retry(target, keep); !moved) return moved;
+      crash_point();
+      if (counts) counts->kept.push_back(keep);
+      break;
+    }
+  }
+  if (has_backup) {
+    if (auto moved = platform::rename_with_retry(backup, target); !moved) return moved;
+    crash_point();
+    if (counts) ++counts->restored;
+  }
+  return {};
+}
+
+
+Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
+  for (auto it = journal.steps.rbegin(); it != journal.steps.rend(); ++it) {
+    if (it->state == StepState::restored) continue;
+    auto ownership = classify_target(root, *it);
+    if (!ownership) return std::unexpected(ownership.error());
+    if (auto undone = undo_step(root, *it, *ownership, kept_dir, counts); !undone) return undone;
+    it->state = StepState::restored;
+    if (auto saved = save_journal(root, journal); !saved) return saved;
+    crash_point();
+  }
+  // Backups are all back in place: only empty folders can remain there.
+  const fs::path dir = stage_dir(root);
+  remove_empty_folders(dir / "backup");
+  std::error_code ec;
+  if (fs::exists(dir / "backup", ec)) {
+    return fail(ErrorKind::io, fmt::format("Files remain in {} after restoring", dir / "backup"),
+                "They are originals zcuda could not put back; move them into the app folder by hand.");
+  }
+  fs::remove(journal_path(root), ec);
+  if (ec) return std::unexpected(platform::io_error("remove", journal_path(root), ec));
+  crash_point();
+  remove_empty_folders(dir);
+  return {};
+}
+
+}  // namespace detail
+
+Result<std::optional<Recovery>> recover(const fs::path& root) { return detail::recover_with(root, std::nullopt); }
+
+Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const std::optional<fs::path>& kept_dir) {
+  auto journal = load_journal(root);
+  if (!journal) return std::unexpected(journal.error());
+  // Stopped after the journal was removed: only empty folders can be left.
+  if (!*journal) remove_empty_folders(stage_dir(root));
+  if (!*journal || ((*journal)->operation == "stage" && (*journal)->complete)) return std::optional<Recovery>{};
+  Journal& j = **journal;
+  Recovery recovery{j.operation, 0};
+  for (const auto& s : j.steps) {
+    if (s.state != StepState::restored) ++recovery.steps_undone;
+  }
+  // An interrupted stage is rolled back (the backups are all it needs; the runtime may be gone).
+  // An interrupted unstage is finished.
+  if (auto undone = detail::undo_all(root, j, kept_dir, nullptr); !undone) {
+    Error error = std::move(undone.error());
+    error.notes.push_back(fmt::format("while recovering an interrupted {} of {}", recovery.interrupted, root));
+    return std::unexpected(std::move(error));
+  }
+  return std::optional<Recovery>(recovery);
+}
+
+Result<UnstageResult> unstage(const fs::path& app, bool force) {
+  auto root = app_root(app);
+  if (!root) return std::unexpected(root.error());
+  UnstageResult result;
+  result.root = *root;
+  const fs::path kept_candidate = stage_dir(*root) / "kept" / detail::utc_now("{:%Y%m%dT%H%M%SZ}");
+  auto recovered = detail::recover_with(*root, force ? std::optional<fs::path>(kept_candidate) : std::nullopt);
+  if (!recovered) return std::unexpected(recovered.error());
+  result.recovered = *recovered;
+  auto loaded = load_journal(*root);
+  if (!loaded) return std::unexpected(loaded.error());
+  if (!*loaded) return result;
+  Journal& journal = **loaded;
+  result.was_staged = true;
+
+  // Check every file before touching any: unstage refuses as a whole, not halfway.
+  std::vector<detail::Ownership> owners;
+  std::vector<fs::path> changed;
+  for (const auto& step : journal.steps) {
+    auto ownership = detail::classify_target(*root, step);
+    if (!ownership) return std::unexpected(ownership.error());
+    owners.push_back(*ownership);
+    if (*ownership == detail::Ownership::users) changed.push_back(*root / step.path);
+  }
+  if (!changed.empty() && !force) {
+    Error error{ErrorKind::conflict,
+                fmt::format("{} staged file{} changed since staging; nothing was restored", changed.size(), changed.size() == 1 ? "" : "s"),
+                "They are yours now. Run 'zcuda unstage --force' to restore the originals anyway; the changed files are then kept in "
+                "the .zcuda-stage/kept folder of the app.",
+                {}};
+    for (const auto& c : changed) error.notes.push_back(fmt::format("changed: {}", c));
+    return std::unexpected(std::move(error));
+  }
+  if (!changed.empty()) result.kept_dir = kept_candidate;
+
+  journal.operation = "unstage";
+  journal.complete = false;
+  if (auto saved = save_journal(*root, journal); !saved) return std::unexpected(saved.error());
+  detail::crash_point();
+  for (std::size_t i = journal.steps.size(); i-- > 0;) {
+    Step& step = journal.steps[i];
+    if (step.state == StepState::restored) continue;
+    if (auto undone = detail::undo_step(*root, step, owners[i], result.kept_dir, &result); !undone) {
+      return std::unexpected(std::move(undone.error()).with_note("run 'zcuda unstage' again to finish; the journal records what is done"));
+    }
+    step.state = StepState::restored;
+    if (auto saved = save_journal(*root, journal); !saved) return std::unexpected(saved.error());
+    detail::crash_point();
+  }
+  if (auto finished = detail::undo_all(*root, journal, result.kept_dir, &result); !finished) return std::unexpected(finished.error());
+  return result;
+}
+
+}  // namespace zcuda::stage

@@ -1,0 +1,21 @@
+// The fuzz entry point, with libFuzzer's signature: parse any bytes as PE and as ELF. It must
+// return (an Imports or an Error) for every input; ASan/UBSan catch anything else.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <zcuda/binfmt/binfmt.hpp>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace zcuda::binfmt;
+  MemorySource source(std::as_bytes(std::span(data, size)));
+  auto pe = parse_pe(source);
+  auto elf = parse_elf(source);
+  auto any = parse(source);
+  // Touch the results so nothing is optimised away.
+  std::size_t names = 0;
+  for (auto* r : {&pe, &elf, &any}) {
+    if (*r) names += (*r)->needed.size() + (*r)->delay_needed.size() + (*r)->runpath.size();
+  }
+  return names > SIZE_MAX - 1 ? 1 : 0;
+}

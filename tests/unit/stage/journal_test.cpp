@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include <zcuda/stage/journal.hpp>
+
+namespace zcuda::stage {
+namespace {
+
+Journal sample() {
+  Journal j;
+  j.operation = "stage";
+  j.root = "/app";
+  j.runtime = "/rt";
+  j.zcuda_version = "0.1.0";
+  j.started = "2026-01-01T00:00:00Z";
+  Step add;
+  add.path = "nvml.dll";
+  add.source = "/rt/nvml.dll";
+  add.staged_sha256 = std::string(64, 'a');
+  Step replace;
+  replace.path = "lib/cublas64_12.dll";
+  replace.replaces = true;
+  replace.source = "/rt/cublas64_12.dll";
+  replace.staged_sha256 = std::string(64, 'b');
+  replace.original_sha256 = std::string(64, 'c');
+  replace.backup = "backup/lib/cublas64_12.dll";
+  replace.state = StepState::placed;
+  replace.method = "hardlink";
+  j.steps = {add, replace};
+  return j;
+}
+
+TEST(Journal, RoundTrips) {
+  auto parsed = parse_journal(to_json_text(sample()));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(to_json_text(*parsed), to_json_text(sample()));
+  EXPECT_EQ(parsed->steps[1].state, StepState::placed);
+  EXPECT_EQ(*parsed->steps[1].backup, "backup/lib/cublas64_12.dll");
+}
+
+TEST(Journal, PathsLeavingTheFolderAreRejected) {
+  for (const char* bad : {"../outside.dll", "/etc/passwd", "lib/../../x"}) {
+    Journal j = sample();
+    j.steps[0].path = bad;
+    auto parsed = parse_journal(to_json_text(j));
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_EQ(parsed.error().kind, ErrorKind::invalid_input);
+  }
+  Journal j = sample();
+  j.steps[1].backup = "../../home/user/.bashrc";
+  EXPECT_FALSE(parse_journal(to_json_text(j)));
+}
+
+TEST(Journal, DamagedJournalsAreErrorsWithAHint) {
+  for (const char* text : {"", "{", "[]", R"({"schema": 2})", R"({"schema": 1, "operation": "stage"})"}) {
+    auto parsed = parse_journal(text);
+    ASSERT_FALSE(parsed) << text;
+    EXPECT_FALSE(parsed.error().hint.empty());
+  }
+}
+
+}  // namespace
+}  // namespace zcuda::stage

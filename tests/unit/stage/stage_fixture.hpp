@@ -1,0 +1,82 @@
+#pragma once
+// An application folder and a runtime folder made of real binaries built by the tests: the
+// program finds libcuda.so.1 next to itself through RUNPATH $ORIGIN.
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::test {
+
+namespace fs = std::filesystem;
+
+// Every entry under `dir` (the stage folder included): files by size and a hash of their
+// bytes (short enough to print when a comparison fails), symlinks by target, folders by name.
+inline std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(dir); it != fs::recursive_directory_iterator(); ++it) {
+    const auto rel = it->path().lexically_relative(dir).generic_string();
+    if (it->is_symlink()) {
+      out[rel] = "symlink:" + fs::read_symlink(it->path()).string();
+    } else if (it->is_regular_file()) {
+      const std::string bytes = read_file(it->path());
+      out[rel] = std::to_string(bytes.size()) + " bytes, hash " + std::to_string(std::hash<std::string>{}(bytes));
+    } else {
+      out[rel + "/"] = "folder";
+    }
+  }
+  return out;
+}
+
+class StageFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    app = tmp / "app";
+    runtime = tmp / "runtime";
+    home = tmp / "home";
+    fs::create_directories(app / "lib");
+    fs::create_directories(runtime);
+    fs::copy_file(ZCUDA_TEST_CUDA_APP, app / "cuda_app");
+    fs::copy_file(ZCUDA_TEST_APP_LIBCUDA, app / "libcuda.so.1");
+    // A library the app ships in a subfolder, of a name the runtime serves; and a data file.
+    write_file(app / "lib" / "libcublas.so.12", "the application's own cuBLAS\n");
+    write_file(app / "data.txt", "user data\n");
+    // The runtime: its own libcuda.so.1 behind a symlink (as ZLUDA's archive has it), cuBLAS,
+    // NVML, and cuDNN (which needs MIOpen).
+    fs::copy_file(ZCUDA_TEST_RUNTIME_LIBCUDA, runtime / "libnvcuda.so");
+    fs::create_symlink("libnvcuda.so", runtime / "libcuda.so.1");
+    write_file(runtime / "libcublas.so.12", std::string(100000, 'b'));
+    write_file(runtime / "libnvidia-ml.so.1", "zluda nvml\n");
+    write_file(runtime / "libcudnn.so.9", "zluda cudnn\n");
+    write_file(runtime / "README", "not a library\n");
+  }
+
+  CommandResult zcuda(std::vector<std::string> args, CommandOptions options = {}) {
+    args.insert(args.begin(), {"--home", home.string()});
+    // No MIOpen from the host may change what these tests expect.
+    options.set_env.try_emplace("ROCM_PATH", (tmp / "no-rocm").string());
+    return run_zcuda(args, options);
+  }
+
+  std::string which_libcuda() {
+    CommandOptions options;
+    options.unset_env = {"LD_LIBRARY_PATH"};
+    auto r = run_command({(app / "cuda_app").string()}, options);
+    return r.out;
+  }
+
+  static CommandOptions crash_after(int step) {
+    CommandOptions options;
+    options.set_env["ZCUDA_TEST_CRASH_AFTER_STEP"] = std::to_string(step);
+    return options;
+  }
+
+  TempDir tmp;
+  fs::path app, runtime, home;
+};
+
+}  // namespace zcuda::test
