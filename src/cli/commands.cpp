@@ -3,11 +3,12 @@
 namespace zcuda::cli {
 
 // One declaration per subcommand file.
+CommandRun setup_install(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
-
+      {"install", "Download, verify and install the pinned ZLUDA (and optionally LibTorch)", setup_install},
   };
   return table;
 }
