@@ -58,7 +58,13 @@ void FileLock::release() {
 Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how) {
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(io_error("open the lock file", file, std::error_code(errno, std::generic_category())));
-  FileLock lock(fd);
+  // Closes without touching the file: only the holder may clear the pid in it.
+  struct Unheld {
+    int fd;
+    ~Unheld() {
+      if (fd >= 0) ::close(fd);
+    }
+  } unheld{fd};
   bool announced = false;
   for (;;) {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) break;
@@ -78,6 +84,8 @@ Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& ho
     if (how.cancel != nullptr && how.cancel->load()) return fail(ErrorKind::interrupted, "Interrupted while waiting for another zcuda process");
     std::this_thread::sleep_for(how.poll);
   }
+  unheld.fd = -1;
+  FileLock lock(fd);
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     // The lock is held all the same; only the pid shown to waiters is missing.

@@ -77,7 +77,13 @@ Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& ho
   HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                          nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE) return std::unexpected(io_error("open the lock file", file, last_error()));
-  FileLock lock(reinterpret_cast<std::intptr_t>(h));
+  // Closes without touching the file: only the holder may clear the pid in it.
+  struct Unheld {
+    HANDLE h;
+    ~Unheld() {
+      if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
+    }
+  } unheld{h};
   bool announced = false;
   for (;;) {
     OVERLAPPED range{};
@@ -100,6 +106,8 @@ Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& ho
     if (how.cancel != nullptr && how.cancel->load()) return fail(ErrorKind::interrupted, "Interrupted while waiting for another zcuda process");
     std::this_thread::sleep_for(how.poll);
   }
+  unheld.h = INVALID_HANDLE_VALUE;
+  FileLock lock(reinterpret_cast<std::intptr_t>(h));
   write_pid(h);
   return lock;
 }

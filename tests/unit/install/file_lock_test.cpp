@@ -19,6 +19,10 @@ TEST(FileLock, SecondHolderFailsWithoutWaitingAndNamesTheHolder) {
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().kind, ErrorKind::locked);
   EXPECT_NE(second.error().message.find("pid " + std::to_string(getpid())), std::string::npos) << second.error().message;
+  // A waiter that gave up must not erase the holder's pid.
+  auto again = lock_file(dir / "x.lock", no_wait);
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("pid " + std::to_string(getpid())), std::string::npos) << again.error().message;
   first->release();
   auto third = lock_file(dir / "x.lock", no_wait);
   EXPECT_TRUE(third);
