@@ -36,6 +36,8 @@ struct Options {
   std::chrono::seconds stall_timeout{60};            // no byte for this long is a transient failure
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{30000};
+  std::chrono::seconds max_retry_after{120};         // a server's Retry-After is honoured up to this
+  long max_redirects = 10;
   std::function<void(const Progress&)> on_progress;  // called from the transfer loop; may be empty
   const std::atomic<bool>* cancel = nullptr;         // set to true to stop (Ctrl-C); the partial stays
 };
@@ -45,6 +47,8 @@ struct Fetched {
   bool from_cache = false;                // already there and re-verified; nothing transferred
   std::string source;                     // the URL or offline file that supplied it
   std::uint64_t bytes_transferred = 0;
+  std::uint64_t resumed_from = 0;         // bytes of an earlier partial download that were kept
+  std::uint64_t size = 0;                 // size of the verified file
 };
 
 // The digest-addressed download cache under home: "<sha256>" for verified files,
@@ -55,12 +59,18 @@ class Cache {
   const std::filesystem::path& folder() const { return folder_; }
   std::filesystem::path verified_path(const std::string& sha256) const { return folder_ / sha256; }
   std::filesystem::path partial_path(const std::string& sha256) const { return folder_ / (sha256 + ".partial"); }
+  // What the server said about the partial (URL, ETag, Last-Modified), kept for If-Range.
+  std::filesystem::path partial_meta_path(const std::string& sha256) const {
+    return folder_ / (sha256 + ".partial.json");
+  }
 
  private:
   std::filesystem::path folder_;
 };
 
 // Returns a cached file whose digest and size match `request`, fetching it when needed.
+// With `options.offline_dir` set, only that folder is used (no network): the file named
+// `request.file_name`, else the file named after the digest.
 // Errors: ErrorKind::integrity (digest or size differ), ErrorKind::incomplete (the transfer ended
 // early), ErrorKind::network (every source failed), ErrorKind::io (disk), ErrorKind::interrupted.
 Result<Fetched> fetch(const Request& request, const Cache& cache, const Options& options);
