@@ -1,6 +1,6 @@
 // zcuda install: fetch, verify and install the pinned artifacts (docs/cli/install.md).
-#include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/std.h>
@@ -9,6 +9,7 @@
 #include <zcuda/manifest/manifest.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/platform/terminal.hpp>
+#include <zcuda/ui/progress.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "command.hpp"
@@ -42,22 +43,16 @@ std::string size_text(std::optional<std::uint64_t> size) {
   return fmt::format("{} ({} bytes)", ui::format_bytes(*size), grouped(*size));
 }
 
-// A one-line progress display on a terminal; nothing at all otherwise.
+// One progress line on a terminal (ui::ProgressLine draws nothing elsewhere).
 std::function<void(const fetch::Progress&)> progress_printer() {
-  if (!platform::is_terminal(stderr)) return {};
-  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-  return [last](const fetch::Progress& p) {
-    const auto now = std::chrono::steady_clock::now();
+  auto line = std::make_shared<ui::ProgressLine>(stderr);
+  if (!line->enabled()) return {};
+  return [line](const fetch::Progress& p) {
+    const auto slash = p.url.find_last_of("/\\");
+    const std::string label = slash == std::string::npos ? p.url : p.url.substr(slash + 1);
     const bool done = p.total && p.received >= *p.total;
-    if (!done && now - *last < std::chrono::milliseconds(100)) return;
-    *last = now;
-    std::string line = fmt::format("  {} / {}  {}/s", ui::format_bytes(p.received), p.total ? ui::format_bytes(*p.total) : "?",
-                                   ui::format_bytes(static_cast<std::uint64_t>(p.bytes_per_second)));
-    if (p.total && p.bytes_per_second > 0 && *p.total > p.received) {
-      line += "  ETA " + ui::format_duration(static_cast<double>(*p.total - p.received) / p.bytes_per_second);
-    }
-    std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), done ? "\n" : "");
-    std::fflush(stderr);
+    line->update(label, p.received, p.total, p.bytes_per_second, done);
+    if (done) line->finish();
   };
 }
 

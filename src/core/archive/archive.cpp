@@ -9,8 +9,8 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 #include <fmt/std.h>
-#include <openssl/evp.h>
 
+#include <zcuda/fetch/sha256.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/ui/units.hpp>
 
@@ -35,21 +35,6 @@ struct WriteFree {
 };
 using Reader = std::unique_ptr<struct archive, ReadFree>;
 using Writer = std::unique_ptr<struct archive, WriteFree>;
-
-struct DigestFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-
-std::string hex(const unsigned char* bytes, unsigned length) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(length * 2u);
-  for (unsigned i = 0; i < length; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 0x0f];
-  }
-  return out;
-}
 
 std::string_view describe(Format format) { return format == Format::zip ? "zip" : "tar.gz"; }
 
@@ -198,7 +183,7 @@ Error write_failed(struct archive* writer, const fs::path& path) {
 class Extraction {
  public:
   Extraction(const fs::path& file, const fs::path& destination, const ExtractOptions& options)
-      : file_(file), destination_(destination), options_(options), digest_(EVP_MD_CTX_new()) {}
+      : file_(file), destination_(destination), options_(options) {}
 
   Status run(struct archive* reader, struct archive* writer, Extracted& out) {
     struct archive_entry* entry = nullptr;
@@ -266,14 +251,14 @@ class Extraction {
 
   Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared,
                    WrittenEntry& written, std::vector<char>& zeros) {
-    EVP_DigestInit_ex2(digest_.get(), EVP_sha256(), nullptr);
+    digest_.reset();
     std::uint64_t hashed = 0;
     // Sparse tar entries leave holes between blocks; they read back as zeros, so hash zeros.
     auto hash_zeros_to = [&](std::uint64_t end) {
       if (zeros.empty()) zeros.assign(1u << 16, '\0');
       while (hashed < end) {
         std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(end - hashed, zeros.size()));
-        EVP_DigestUpdate(digest_.get(), zeros.data(), n);
+        digest_.update(zeros.data(), n);
         hashed += n;
       }
     };
@@ -287,15 +272,12 @@ class Extraction {
       if (cancelled()) return interrupted();
       const auto at = static_cast<std::uint64_t>(offset);
       if (at > hashed) hash_zeros_to(at);
-      EVP_DigestUpdate(digest_.get(), block, size);
+      digest_.update(block, size);
       hashed = at + size;
       if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
     }
     if (declared > hashed) hash_zeros_to(declared);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned length = 0;
-    EVP_DigestFinal_ex(digest_.get(), md, &length);
-    written.sha256 = hex(md, length);
+    written.sha256 = digest_.hex_digest();
     written.size = hashed;
     return {};
   }
@@ -303,7 +285,7 @@ class Extraction {
   const fs::path& file_;
   const fs::path& destination_;
   const ExtractOptions& options_;
-  std::unique_ptr<EVP_MD_CTX, DigestFree> digest_;
+  fetch::Sha256 digest_;
 };
 
 }  // namespace

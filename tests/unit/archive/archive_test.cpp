@@ -180,7 +180,6 @@ class HostileArchive : public ::testing::TestWithParam<std::tuple<std::size_t, A
 TEST_P(HostileArchive, IsRefusedAsAWholeAndWritesNothing) {
   const auto& [index, type] = GetParam();
   const Hostile c = hostile_cases()[index];
-  if (c.tar_only && type == ArchiveType::zip) GTEST_SKIP() << "zip cannot carry this entry type";
   test::TempDir dir;
   const fs::path file = dir / extension(type);
   test::write_archive(file, type, c.entries);
@@ -201,10 +200,18 @@ TEST_P(HostileArchive, IsRefusedAsAWholeAndWritesNothing) {
   EXPECT_FALSE(s) << c.label;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, HostileArchive,
-                         ::testing::Combine(::testing::Range<std::size_t>(0, hostile_cases().size()),
-                                            ::testing::Values(ArchiveType::zip, ArchiveType::tar_gz)),
-                         hostile_name);
+// Every case as tar.gz; as zip only those zip can carry (no hard links, devices or fifos).
+std::vector<std::tuple<std::size_t, ArchiveType>> hostile_params() {
+  std::vector<std::tuple<std::size_t, ArchiveType>> params;
+  const auto cases = hostile_cases();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].tar_only) params.emplace_back(i, ArchiveType::zip);
+    params.emplace_back(i, ArchiveType::tar_gz);
+  }
+  return params;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, HostileArchive, ::testing::ValuesIn(hostile_params()), hostile_name);
 
 TEST(ArchiveLinks, HardLinkInsideRootGetsTheTargetBytesAndDigest) {
   test::TempDir dir;
