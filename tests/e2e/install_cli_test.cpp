@@ -212,7 +212,7 @@ TEST(InstallCli, InstallsFromAFileUrlThenRerunIsANoOpWithoutTheSource) {
   auto again = run_zcuda({"--json", "--home", s.home.string(), "install", "--manifest", s.manifest.string()});
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_EQ(parse_json(again)["artifacts"][0]["state"], "already-installed");
-  EXPECT_FALSE(fs::exists(s.home / "cache" / "downloads" / s.sha256)) << "nothing was fetched";
+  EXPECT_FALSE(fs::exists(s.home / "cache" / s.sha256)) << "nothing was fetched";
 }
 
 TEST(InstallCli, InstallsOfflineFromAFolder) {
@@ -314,7 +314,7 @@ TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
   EXPECT_NE((victim.out() + victim.err()).find("nterrupted"), std::string::npos) << victim.out() << victim.err();
   EXPECT_FALSE(fs::exists(s.component() / "v1"));
   EXPECT_TRUE(s.leftovers().empty()) << "the interrupted run removed its temporary folder";
-  EXPECT_TRUE(fs::exists(s.home / "cache" / "downloads" / s.sha256)) << "the verified download stays for the next run";
+  EXPECT_TRUE(fs::exists(s.home / "cache" / s.sha256)) << "the verified download stays for the next run";
 }
 
 }  // namespace

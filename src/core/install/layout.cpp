@@ -27,7 +27,7 @@ fs::path pointer_path(const app::Home& home, const std::string& component) { ret
 
 fs::path lock_path(const app::Home& home) { return home.root / "install.lock"; }
 
-fs::path cache_dir(const app::Home& home) { return home.cache / "downloads"; }
+fs::path cache_dir(const app::Home& home) { return home.cache; }
 
 fs::path temp_sibling(const app::Home& home, const std::string& component, const std::string& version, const char* kind) {
   static std::atomic<int> counter{0};

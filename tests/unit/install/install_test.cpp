@@ -259,8 +259,8 @@ TEST(Install, DigestMismatchInstallsNothing) {
 TEST(Install, FullDiskDuringExtractionLeavesNothingVisible) {
   Fixture f({test::file("zluda/nvcuda.dll", std::string(1u << 20, 'n')), test::file("zluda/zluda.exe", "x")});
   // Put the verified archive in the cache first, so only extraction writes under the limit.
-  fs::create_directories(f.home.cache / "downloads");
-  fs::copy_file(f.archive, f.home.cache / "downloads" / f.sha256);
+  fs::create_directories(f.home.cache);
+  fs::copy_file(f.archive, f.home.cache / f.sha256);
   rlimit old_limit{};
   getrlimit(RLIMIT_FSIZE, &old_limit);
   auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
