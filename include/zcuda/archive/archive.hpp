@@ -41,7 +41,7 @@ struct ExtractOptions {
   std::optional<std::string> root;            // folder inside the archive whose contents are extracted
   const std::atomic<bool>* cancel = nullptr;  // stops between blocks; ErrorKind::interrupted
   bool check_free_space = true;               // refuse before writing when the disk lacks room
-  std::function<void(const WrittenEntry&)> on_entry;  // after each entry is written (sha256 not yet known)
+  std::function<void(const WrittenEntry&)> on_entry;  // after each entry is written
 };
 
 // Reads every entry header and refuses the archive (ErrorKind::integrity, naming the entry) if

@@ -15,7 +15,6 @@
 #include <zcuda/ui/units.hpp>
 
 #include "entry_rules.hpp"
-#include "parallel_hasher.hpp"
 
 namespace zcuda::archive {
 
@@ -188,26 +187,11 @@ class Extraction {
 
   Status run(struct archive* reader, struct archive* writer, Extracted& out) {
     struct archive_entry* entry = nullptr;
-    std::vector<std::pair<std::size_t, std::string>> hardlinks;  // entry index, target path
+    std::vector<char> zeros;
     for (;;) {
       if (cancelled()) return interrupted();
       int rc = archive_read_next_header(reader, &entry);
-      if (rc == ARCHIVE_EOF) {
-        const auto digests = hasher_.finish();
-        for (std::size_t i = 0; i < digests.size() && i < out.entries.size(); ++i) {
-          if (!digests[i].empty()) out.entries[i].sha256 = digests[i];
-        }
-        // A hard link shares its target's bytes: record them so the receipt is complete.
-        for (const auto& [index, link_target] : hardlinks) {
-          for (const auto& e : out.entries) {
-            if (e.path == link_target) {
-              out.entries[index].size = e.size;
-              out.entries[index].sha256 = e.sha256;
-            }
-          }
-        }
-        return {};
-      }
+      if (rc == ARCHIVE_EOF) return {};
       if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
       // The scan accepted every name, so these checks cannot fail here.
       auto name = detail::check_name(entry_name(entry));
@@ -240,11 +224,20 @@ class Extraction {
 
       if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
       if (written.type == WrittenEntry::Type::file && !hardlink) {
-        if (auto copied = copy_data(reader, writer, target, written); !copied) return copied;
-        hasher_.end_file(out.entries.size());
+        const std::uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
+                                           ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+        if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
       }
       if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
-      if (hardlink) hardlinks.emplace_back(out.entries.size(), *hardlink);
+      if (hardlink) {
+        // A hard link shares its target's bytes: record them so the receipt is complete.
+        for (const auto& e : out.entries) {
+          if (e.path == *hardlink) {
+            written.size = e.size;
+            written.sha256 = e.sha256;
+          }
+        }
+      }
       if (options_.on_entry) options_.on_entry(written);
       out.entries.push_back(std::move(written));
     }
@@ -256,33 +249,43 @@ class Extraction {
     return fail(ErrorKind::interrupted, "Extraction was interrupted", "Run the command again; the verified download is kept in the cache.");
   }
 
-  // Copies one file's bytes, handing each block to the hashing thread before writing it, so the
-  // digest is computed while the next block is decompressed. archive_read_data() returns the
-  // holes of sparse entries as zeros, so the digest is that of the file as written.
-  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, WrittenEntry& written) {
-    std::uint64_t total = 0;
-    for (;;) {
-      if (cancelled()) return interrupted();
-      std::span<char> buffer = hasher_.acquire();
-      const la_ssize_t n = archive_read_data(reader, buffer.data(), buffer.size());
-      if (n < 0) {
-        hasher_.submit(buffer, 0);
-        return std::unexpected(damaged(file_, reader));
+  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared,
+                   WrittenEntry& written, std::vector<char>& zeros) {
+    digest_.reset();
+    std::uint64_t hashed = 0;
+    // Sparse tar entries leave holes between blocks; they read back as zeros, so hash zeros.
+    auto hash_zeros_to = [&](std::uint64_t end) {
+      if (zeros.empty()) zeros.assign(1u << 16, '\0');
+      while (hashed < end) {
+        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(end - hashed, zeros.size()));
+        digest_.update(zeros.data(), n);
+        hashed += n;
       }
-      const auto used = static_cast<std::size_t>(n);
-      hasher_.submit(buffer, used);
-      if (used == 0) break;
-      if (archive_write_data(writer, buffer.data(), used) != n) return std::unexpected(write_failed(writer, target));
-      total += used;
+    };
+    const void* block = nullptr;
+    std::size_t size = 0;
+    la_int64_t offset = 0;
+    for (;;) {
+      int rc = archive_read_data_block(reader, &block, &size, &offset);
+      if (rc == ARCHIVE_EOF) break;
+      if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+      if (cancelled()) return interrupted();
+      const auto at = static_cast<std::uint64_t>(offset);
+      if (at > hashed) hash_zeros_to(at);
+      digest_.update(block, size);
+      hashed = at + size;
+      if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
     }
-    written.size = total;
+    if (declared > hashed) hash_zeros_to(declared);
+    written.sha256 = digest_.hex_digest();
+    written.size = hashed;
     return {};
   }
 
   const fs::path& file_;
   const fs::path& destination_;
   const ExtractOptions& options_;
-  detail::ParallelHasher hasher_;
+  fetch::Sha256 digest_;
 };
 
 }  // namespace
