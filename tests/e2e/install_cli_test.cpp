@@ -13,6 +13,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "archive/archive_builder.hpp"
+#include "support/http_server.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -85,6 +86,14 @@ class Background {
 std::map<std::string, std::string> expected_files() {
   std::map<std::string, std::string> files = {{"nvcuda.dll", "nvcuda bytes"}, {"zluda.exe", "launcher"}};
   for (int i = 0; i < 40; ++i) files["lib/part" + std::to_string(i) + ".dll"] = std::string(static_cast<std::size_t>(20000 + i), static_cast<char>('a' + i % 26));
+  // Bytes that do not compress, so the archive is large enough to interrupt mid-download.
+  std::string noise(300000, '\0');
+  std::uint32_t x = 12345;
+  for (auto& c : noise) {
+    x = x * 1664525u + 1013904223u;
+    c = static_cast<char>(x >> 24);
+  }
+  files["lib/noise.bin"] = noise;
   return files;
 }
 
@@ -315,6 +324,45 @@ TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
   EXPECT_FALSE(fs::exists(s.component() / "v1"));
   EXPECT_TRUE(s.leftovers().empty()) << "the interrupted run removed its temporary folder";
   EXPECT_TRUE(fs::exists(s.home / "cache" / s.sha256)) << "the verified download stays for the next run";
+}
+
+TEST(InstallCli, CtrlCDuringADownloadKeepsThePartialAndTheNextRunResumes) {
+  Scene s;
+  HttpServer server;
+  HttpResource resource;
+  resource.body = read_file(s.archive);
+  resource.etag = "\"v1\"";
+  resource.chunk = resource.body.size() / 200 + 1;  // about 2 s in all: time to interrupt it
+  resource.chunk_delay = std::chrono::milliseconds(10);
+  server.serve("/zluda-test.zip", resource);
+  s.write_manifest(server.url("/zluda-test.zip"));
+
+  Background victim(s.install_args(), {}, s.dir / "logs");
+  const fs::path partial = s.home / "cache" / (s.sha256 + ".partial");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::error_code ec;
+  // Wait for a quarter of the bytes (the partial grows as the download's buffer is flushed).
+  while (std::chrono::steady_clock::now() < until &&
+         !(fs::exists(partial, ec) && fs::file_size(partial, ec) > resource.body.size() / 4 && fs::file_size(partial, ec) < resource.body.size())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(fs::exists(partial)) << victim.err();
+  EXPECT_EQ(victim.kill_now(SIGINT), 12) << victim.out() << victim.err();
+  std::string cache_listing;
+  for (const auto& e : fs::directory_iterator(s.home / "cache", ec)) cache_listing += e.path().filename().string() + " ";
+  ASSERT_TRUE(fs::exists(partial)) << "the partial download stays for resuming; cache: " << cache_listing << victim.out() << victim.err();
+  const auto kept = fs::file_size(partial);
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, resource.body.size());
+  EXPECT_FALSE(fs::exists(s.component() / "v1"));
+
+  auto next = run_zcuda(s.install_args());
+  ASSERT_EQ(next.exit_code, 0) << next.out << next.err;
+  s.expect_nothing_half_installed("after resuming");
+  EXPECT_TRUE(fs::exists(s.component() / "v1" / "nvcuda.dll"));
+  const auto requests = server.requests_for("/zluda-test.zip");
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_FALSE(requests.back().header("range").empty()) << "the second run asked only for the missing bytes";
 }
 
 }  // namespace
