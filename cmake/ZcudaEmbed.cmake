@@ -12,4 +12,9 @@ function(zcuda_embed_files target)
     COMMENT "Embedding data files into ${target}"
     VERBATIM)
   target_sources(${target} PRIVATE "${out_cpp}")
+  # The rule above belongs to the calling folder; a target defined in another folder needs this
+  # custom target to get it run before compiling.
+  string(MAKE_C_IDENTIFIER "${CMAKE_CURRENT_SOURCE_DIR}" dir_id)
+  add_custom_target(${target}_embed_${dir_id} DEPENDS "${out_cpp}")
+  add_dependencies(${target} ${target}_embed_${dir_id})
 endfunction()

@@ -3,6 +3,7 @@
 namespace zcuda::cli {
 
 CommandRun setup_detect(CLI::App& sub);
+CommandRun setup_install(CLI::App& sub);
 CommandRun setup_report(CLI::App& sub);
 CommandRun setup_verify(CLI::App& sub);
 CommandRun setup_stage(CLI::App& sub);
@@ -13,11 +14,12 @@ CommandRun setup_run(CLI::App& sub);
 const std::vector<CommandSpec>& commands() {
   static const std::vector<CommandSpec> table = {
       {"detect", "Explain whether this machine can run CUDA programs through ZLUDA", &setup_detect},
-      {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
+      {"install", "Download, verify and install the pinned ZLUDA (and optionally LibTorch)", &setup_install},
       {"verify", "Check numerically that the CUDA driver and libraries compute correctly", &setup_verify},
       {"stage", "Place ZLUDA's libraries into a program's folder (journaled, reversible)", &setup_stage},
       {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
+      {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;
 }

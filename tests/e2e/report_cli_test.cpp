@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/fetch/fetch.hpp>
+
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -84,6 +86,43 @@ TEST(ReportCli, WorksOnAnEmptyHome) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("has not been run"), std::string::npos);
   EXPECT_NE(r.out.find("nothing installed by zcuda"), std::string::npos);
+}
+
+TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
+  TempDir dir;
+  write_file(dir / "src" / "zluda" / "nvcuda.dll", "NVCUDA-TEST");
+  write_file(dir / "src" / "zluda" / "zluda.exe", "LAUNCHER");
+  auto zipped = run_command({"sh", "-c", "cd '" + (dir / "src").string() + "' && zip -qr ../z.zip zluda"});
+  ASSERT_EQ(zipped.exit_code, 0) << zipped.err;
+  auto digest = fetch::sha256_file(dir / "z.zip");
+  ASSERT_TRUE(digest);
+  nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
+                          {"url", "file://" + (dir / "z.zip").string()}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},
+                          {"archive", "zip"}, {"root", "zluda"}, {"optional", false}, {"license", "test"}};
+  write_file(dir / "m.json", nlohmann::json{{"schema", 1}, {"artifacts", {entry}}}.dump());
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = (dir / "home").string();
+  auto installed = run_zcuda({"install", "--manifest", (dir / "m.json").string()}, o);
+  ASSERT_EQ(installed.exit_code, 0) << installed.out << installed.err;
+
+  auto r = run_zcuda({"--json", "report"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto installs = nlohmann::json::parse(r.out)["installs"];
+  ASSERT_EQ(installs.size(), 1u) << installs.dump();
+  EXPECT_EQ(installs[0]["component"], "zluda");
+  EXPECT_EQ(installs[0]["current"], "v1");
+  EXPECT_EQ(installs[0]["integrity"], "ok");
+  EXPECT_EQ(installs[0]["files_checked"], 2);
+  EXPECT_EQ(installs[0]["artifact"]["sha256"], *digest);
+
+  // Same size, other bytes: only re-hashing sees it.
+  write_file(dir / "home" / "installs" / "zluda" / "v1" / "zluda.exe", "LAUNCHEX");
+  auto damaged = nlohmann::json::parse(run_zcuda({"--json", "report"}, o).out)["installs"][0];
+  EXPECT_EQ(damaged["integrity"], "damaged");
+  EXPECT_EQ(damaged["files_changed"], 1);
+  EXPECT_EQ(damaged["problems"][0]["path"], "zluda.exe");
+  auto by_size = nlohmann::json::parse(run_zcuda({"--json", "report", "--no-hash"}, o).out)["installs"][0];
+  EXPECT_EQ(by_size["integrity"], "ok") << "--no-hash checks sizes only";
 }
 
 TEST(ReportCli, MergeBuildsAMatrix) {

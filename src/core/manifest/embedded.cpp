@@ -3,8 +3,8 @@
 namespace zcuda::embedded {
 
 std::optional<std::string_view> find(std::string_view name) {
-  for (const auto& f : files()) {
-    if (f.name == name) return f.content;
+  for (const auto& file : files()) {
+    if (file.name == name) return file.content;
   }
   return std::nullopt;
 }

@@ -84,18 +84,25 @@ nlohmann::json installs_section(const CollectOptions& options) {
     auto current = platform::read_file(it->path() / "current", 4096);
     std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
     component["current"] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
-    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / version / "receipt.json");
-    if (!receipt) receipt = version.empty() ? std::nullopt : read_json(it->path() / (version + ".receipt.json"));
+    // docs/install.md: installs/<component>/<version>.receipt.json beside the version folder.
+    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / (version + ".receipt.json"));
     if (!receipt) {
       component["receipt"] = nullptr;
       component["integrity"] = version.empty() ? "no current version" : "no receipt";
       components.push_back(component);
       continue;
     }
-    component["artifact"] = receipt->value("artifact", nlohmann::json(nullptr));
+    const auto entry = receipt->value("manifest_entry", nlohmann::json::object());
+    component["artifact"] = {{"id", receipt->value("id", "")},
+                             {"version", receipt->value("version", "")},
+                             {"sha256", receipt->value("sha256", "")},
+                             {"url", entry.value("url", "")},
+                             {"source", receipt->value("source", "")},
+                             {"installed_at", receipt->value("installed_at", "")}};
     std::size_t checked = 0, missing = 0, changed = 0;
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& file : receipt->value("files", nlohmann::json::array())) {
+      if (file.value("type", "file") != "file") continue;  // folders and links carry no digest
       std::string rel = file.value("path", "");
       fs::path path = it->path() / version / fs::u8path(rel);
       ++checked;

@@ -1,0 +1,59 @@
+#pragma once
+// Safe extraction of zip and tar.gz archives (libarchive). An archive is checked as a whole
+// before a byte is written: one hostile entry anywhere refuses all of it, like a digest mismatch.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::archive {
+
+enum class Format { zip, tar_gz };
+
+// What a scan found; sizes count regular files inside `root` only.
+struct Scan {
+  std::uint64_t entries = 0;          // every entry of the archive
+  std::uint64_t installed_entries = 0;  // those inside root, which extraction writes
+  std::uint64_t installed_bytes = 0;
+};
+
+// One written file, folder or link, relative to the destination with '/' separators.
+struct WrittenEntry {
+  enum class Type { file, directory, symlink };
+  std::string path;
+  Type type = Type::file;
+  std::uint64_t size = 0;
+  std::string sha256;                // files only: lowercase hex of what was written
+  std::string link_target;           // symlinks only
+};
+
+struct Extracted {
+  Scan scan;
+  std::vector<WrittenEntry> entries;  // in archive order
+};
+
+struct ExtractOptions {
+  std::optional<std::string> root;            // folder inside the archive whose contents are extracted
+  const std::atomic<bool>* cancel = nullptr;  // stops between blocks; ErrorKind::interrupted
+  bool check_free_space = true;               // refuse before writing when the disk lacks room
+  std::function<void(const WrittenEntry&)> on_entry;  // after each entry is written
+};
+
+// Reads every entry header and refuses the archive (ErrorKind::integrity, naming the entry) if
+// any entry has an absolute path, a drive letter, a ".." component, a backslash or ':', a link
+// leading outside its extraction root, a device, fifo or socket type, or a name that repeats
+// another (case-insensitively, as Windows sees it). A root missing from the archive is
+// ErrorKind::invalid_input.
+Result<Scan> scan(const std::filesystem::path& file, Format format, const std::optional<std::string>& root);
+
+// Scans, then extracts the contents of `root` (or everything) into `destination`, which must not
+// exist yet. Files are hashed as they are written. On any failure `destination` is removed.
+Result<Extracted> extract(const std::filesystem::path& file, Format format, const std::filesystem::path& destination,
+                          const ExtractOptions& options);
+
+}  // namespace zcuda::archive

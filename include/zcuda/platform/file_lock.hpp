@@ -1,0 +1,49 @@
+#pragma once
+// An exclusive lock shared by every zcuda process on the machine, held on a file (POSIX flock,
+// Win32 LockFileEx). The holder writes its process id into the file so a waiter can say whom it
+// waits for. The operating system releases the lock when the holder exits, even when killed.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::platform {
+
+class FileLock;
+struct LockWait;
+Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
+
+class FileLock {
+ public:
+  FileLock() = default;
+  FileLock(FileLock&& other) noexcept;
+  FileLock& operator=(FileLock&& other) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+  bool held() const;
+  void release();
+
+ private:
+  friend Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
+  explicit FileLock(std::intptr_t handle) : handle_(handle) {}
+  std::intptr_t handle_ = -1;  // fd on POSIX, HANDLE on Windows
+};
+
+struct LockWait {
+  bool wait = true;                                   // false: fail at once with ErrorKind::locked
+  std::chrono::milliseconds poll{200};
+  const std::atomic<bool>* cancel = nullptr;          // stop waiting: ErrorKind::interrupted
+  // Called once when the lock is busy, with the holder's process id when known.
+  std::function<void(std::optional<long> holder)> on_wait;
+};
+
+// Takes the lock on `file` (created if missing), waiting while another process holds it.
+Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
+
+}  // namespace zcuda::platform

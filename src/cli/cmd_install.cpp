@@ -1,0 +1,208 @@
+// zcuda install: fetch, verify and install the pinned artifacts (docs/cli/install.md).
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/install/install.hpp>
+#include <zcuda/manifest/manifest.hpp>
+#include <zcuda/platform/interrupt.hpp>
+#include <zcuda/platform/terminal.hpp>
+#include <zcuda/ui/progress.hpp>
+#include <zcuda/ui/units.hpp>
+
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+namespace {
+
+struct InstallArgs {
+  std::optional<std::filesystem::path> manifest;
+  std::string channel = "stable";
+  bool with_libtorch = false;
+  std::string os;
+  std::optional<std::filesystem::path> from;
+  std::optional<std::filesystem::path> cacert;
+  bool dry_run = false;
+  bool repair = false;
+  std::string remove;
+  bool no_wait = false;
+  std::vector<std::string> only;
+};
+
+std::string grouped(std::uint64_t value) {
+  std::string digits = std::to_string(value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+
+std::string size_text(std::optional<std::uint64_t> size) {
+  if (!size) return "not published (the digest alone pins it)";
+  return fmt::format("{} ({} bytes)", ui::format_bytes(*size), grouped(*size));
+}
+
+// One progress line on a terminal (ui::ProgressLine draws nothing elsewhere).
+std::function<void(const fetch::Progress&)> progress_printer() {
+  auto line = std::make_shared<ui::ProgressLine>(stderr);
+  if (!line->enabled()) return {};
+  return [line](const fetch::Progress& p) {
+    const auto slash = p.url.find_last_of("/\\");
+    const std::string label = slash == std::string::npos ? p.url : p.url.substr(slash + 1);
+    const bool done = p.total && p.received >= *p.total;
+    line->update(label, p.received, p.total, p.bytes_per_second, done);
+    if (done) line->finish();
+  };
+}
+
+std::string state_label(const ui::Style& style, install::State state) {
+  switch (state) {
+    case install::State::installed: return style.green("installed        ");
+    case install::State::already_installed: return style.green("already installed");
+    case install::State::repaired: return style.yellow("repaired         ");
+    case install::State::removed: return style.green("removed          ");
+    case install::State::planned: return style.cyan("planned          ");
+    case install::State::skipped: return style.dim("skipped          ");
+    case install::State::failed: return style.red("failed           ");
+  }
+  return "";
+}
+
+std::string render_dry_run(const ui::Style& style, const install::Plan& plan, const install::Report& report) {
+  std::string text = fmt::format("Plan for {}, channel {} (manifest: {})\n", platform::os_id(plan.os), plan.channel,
+                                 plan.manifest_origin == "embedded" ? "built-in" : plan.manifest_origin);
+  for (const auto& o : report.outcomes) {
+    if (o.state == install::State::skipped) {
+      text += fmt::format("  {} {} {}: {}\n", state_label(style, o.state), o.component, o.version, o.reason);
+      continue;
+    }
+    text += fmt::format("  {} {} {}  [{}]  {}\n", state_label(style, o.state), style.bold(o.component), o.version, o.id, o.reason);
+    text += fmt::format("      url      {}\n      size     {}\n      sha256   {}\n      into     {}\n      license  {}\n", o.url,
+                        size_text(o.size), o.sha256, o.destination.string(), o.license);
+  }
+  text += "Dry run: nothing was downloaded or written.\n";
+  return text;
+}
+
+std::string render_report(const ui::Style& style, const install::Report& report) {
+  std::string text;
+  for (const auto& o : report.outcomes) {
+    text += fmt::format("{} {} {}", state_label(style, o.state), style.bold(o.component), o.version);
+    switch (o.state) {
+      case install::State::installed:
+      case install::State::repaired:
+        text += fmt::format(" -> {} ({} entries, {}; {} in {})\n", o.destination.string(), o.files, ui::format_bytes(o.bytes),
+                            o.from_cache ? "archive from the cache" : fmt::format("fetched {}", ui::format_bytes(o.bytes_transferred)),
+                            ui::format_duration(o.total_seconds));
+        if (!o.reason.empty()) text += fmt::format("    {}\n", o.reason);
+        break;
+      case install::State::already_installed:
+      case install::State::removed:
+        text += fmt::format(" ({})\n", o.reason.empty() ? o.destination.string() : o.reason);
+        break;
+      case install::State::skipped:
+        text += fmt::format(": {}\n", o.reason);
+        break;
+      case install::State::planned:
+        text += fmt::format(": {}\n", o.reason);
+        break;
+      case install::State::failed:
+        text += fmt::format(": {}\n", o.error ? o.error->message : "failed");
+        if (o.error) {
+          for (const auto& note : o.error->notes) text += fmt::format("    {}{}\n", style.dim("note: "), note);
+          if (!o.error->hint.empty()) text += fmt::format("    {}{}\n", style.cyan("hint: "), o.error->hint);
+        }
+        break;
+    }
+  }
+  return text;
+}
+
+nlohmann::json report_json(const install::Report& report, bool dry_run) {
+  nlohmann::json artifacts = nlohmann::json::array();
+  for (const auto& o : report.outcomes) artifacts.push_back(install::to_json(o));
+  nlohmann::json out = {{"dry_run", dry_run}, {"artifacts", std::move(artifacts)}};
+  out["ok"] = !report.first_error.has_value();
+  return out;
+}
+
+Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
+  if (auto usable = require_home(context); !usable) return std::unexpected(usable.error());
+  install::Options options;
+  options.dry_run = args.dry_run;
+  options.repair = args.repair;
+  options.wait_for_lock = !args.no_wait;
+  options.fetch.ca_bundle = args.cacert;
+  options.fetch.offline_dir = args.from;
+  if (!args.dry_run) options.cancel = &platform::interrupt_flag();
+  options.fetch.cancel = options.cancel;
+  const bool chatty = !context.options.quiet;
+  if (chatty) {
+    options.on_notice = [](const std::string& text) {
+      std::fprintf(stderr, "%s\n", text.c_str());
+      std::fflush(stderr);
+    };
+    if (!context.options.json) options.fetch.on_progress = progress_printer();
+  }
+
+  if (!args.remove.empty()) {
+    auto report = install::remove(args.remove, context.home, options);
+    if (!report) return std::unexpected(report.error());
+    CommandOutput out{report_json(*report, args.dry_run), render_report(context.style, *report), 0};
+    if (report->first_error) out.exit_code = exit_code(report->first_error->kind);
+    return out;
+  }
+
+  if (args.from) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*args.from, ec)) {
+      return fail(ErrorKind::not_found, fmt::format("--from {}: no such folder", *args.from), "Name the folder that holds the downloaded files.");
+    }
+  }
+  auto manifest = args.manifest ? manifest::load_file(*args.manifest) : manifest::load_embedded();
+  if (!manifest) return std::unexpected(manifest.error());
+
+  install::Selection selection;
+  if (!args.os.empty()) selection.os = args.os == "windows" ? platform::Os::windows : platform::Os::linux;
+  selection.channel = args.channel;
+  selection.with_libtorch = args.with_libtorch;
+  selection.only = args.only;
+  auto plan = install::make_plan(*manifest, selection, context.home);
+  if (!plan) return std::unexpected(plan.error());
+
+  auto report = install::run(*plan, context.home, options);
+  if (!report) return std::unexpected(report.error());
+  CommandOutput out;
+  out.json = report_json(*report, args.dry_run);
+  out.json["os"] = platform::os_id(plan->os);
+  out.json["channel"] = plan->channel;
+  out.json["manifest"] = plan->manifest_origin;
+  out.text = args.dry_run ? render_dry_run(context.style, *plan, *report) : render_report(context.style, *report);
+  if (report->first_error) out.exit_code = exit_code(report->first_error->kind);
+  return out;
+}
+
+}  // namespace
+
+CommandRun setup_install(CLI::App& sub) {
+  auto args = std::make_shared<InstallArgs>();
+  sub.add_option("--manifest", args->manifest, "Use this manifest instead of the built-in pinned one (docs/manifest-format.md)")
+      ->check(CLI::ExistingFile);
+  sub.add_option("--channel", args->channel, "ZLUDA channel: stable (v6-preview.69) or latest (v7-preview.10)")
+      ->check(CLI::IsMember({"stable", "latest"}));
+  sub.add_flag("--with-libtorch", args->with_libtorch, "Also install the optional LibTorch 2.3.0+cu118 (2.66 GB)");
+  sub.add_option("--os", args->os, "Install the artifacts for this OS (default: this machine's)")
+      ->check(CLI::IsMember({"windows", "linux"}));
+  sub.add_option("--from", args->from, "Offline folder holding the downloads (found by file name or SHA-256)");
+  sub.add_option("--cacert", args->cacert, "CA bundle for HTTPS (default: CURL_CA_BUNDLE, else the system store)")
+      ->check(CLI::ExistingFile);
+  sub.add_flag("--dry-run", args->dry_run, "Show each artifact's URL, size, SHA-256 and destination; change nothing");
+  sub.add_flag("--repair", args->repair, "Re-hash every installed file and re-extract what differs");
+  sub.add_option("--remove", args->remove, "Uninstall an artifact id (that version) or a component (all its versions)");
+  sub.add_flag("--no-wait", args->no_wait, "Fail instead of waiting when another zcuda install is running");
+  sub.add_option("--only", args->only, "Install only these artifact ids or components (repeatable)");
+  return [args](Context& context) { return run_install(context, *args); };
+}
+
+}  // namespace zcuda::cli

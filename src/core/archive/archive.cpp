@@ -1,0 +1,329 @@
+#include <zcuda/archive/archive.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <memory>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/fetch/sha256.hpp>
+#include <zcuda/platform/files.hpp>
+#include <zcuda/ui/units.hpp>
+
+#include "entry_rules.hpp"
+
+namespace zcuda::archive {
+
+namespace fs = std::filesystem;
+using detail::Kind;
+
+namespace {
+
+// libarchive reads the file in blocks this large: fewer system calls, and the zip reader can
+// seek to the central directory instead of streaming through the whole file.
+constexpr std::size_t kReadBlock = 1u << 20;
+
+struct ReadFree {
+  void operator()(struct archive* a) const { archive_read_free(a); }
+};
+struct WriteFree {
+  void operator()(struct archive* a) const { archive_write_free(a); }
+};
+using Reader = std::unique_ptr<struct archive, ReadFree>;
+using Writer = std::unique_ptr<struct archive, WriteFree>;
+
+std::string_view describe(Format format) { return format == Format::zip ? "zip" : "tar.gz"; }
+
+Error refused(const fs::path& file, std::string_view entry, std::string_view problem) {
+  Error e{ErrorKind::integrity, fmt::format("Refused the archive {}: entry \"{}\" {}", file.filename(), entry, problem),
+          "The archive is damaged or hostile, so nothing was extracted from it. Do not unpack it by hand; report where it came from.", {}};
+  e.notes.push_back(fmt::format("archive: {}", file));
+  return e;
+}
+
+Error damaged(const fs::path& file, struct archive* a) {
+  const char* why = archive_error_string(a);
+  Error e{ErrorKind::integrity, fmt::format("Could not read the archive {}: {}", file.filename(), why ? why : "unknown error"),
+          "The file is damaged; delete it from the cache and run the command again.", {}};
+  e.notes.push_back(fmt::format("archive: {}", file));
+  return e;
+}
+
+Result<Reader> open_reader(const fs::path& file, Format format) {
+  Reader reader(archive_read_new());
+  if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
+  if (format == Format::zip) {
+    archive_read_support_format_zip(reader.get());
+  } else {
+    archive_read_support_filter_gzip(reader.get());
+    archive_read_support_format_tar(reader.get());
+  }
+#ifdef _WIN32
+  // The wide-character entry point: narrow names go through the ANSI code page on Windows.
+  int rc = archive_read_open_filename_w(reader.get(), file.c_str(), kReadBlock);
+#else
+  int rc = archive_read_open_filename(reader.get(), file.c_str(), kReadBlock);
+#endif
+  if (rc != ARCHIVE_OK) {
+    int err = archive_errno(reader.get());
+    if (err == ENOENT || err == EACCES || err == EISDIR) {
+      return std::unexpected(platform::io_error("open", file, std::error_code(err, std::generic_category())));
+    }
+    Error e{ErrorKind::invalid_input, fmt::format("{} is not a {} archive: {}", file.filename(), describe(format),
+                                                  archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
+            "Check the \"archive\" field of the manifest entry.", {}};
+    return std::unexpected(std::move(e));
+  }
+  return reader;
+}
+
+const char* entry_name(struct archive_entry* entry) {
+  const char* name = archive_entry_pathname_utf8(entry);
+  return name ? name : archive_entry_pathname(entry);
+}
+
+struct ScanResult {
+  Scan scan;
+  detail::EntrySet set;
+};
+
+Result<ScanResult> scan_all(const fs::path& file, Format format, const std::optional<std::string>& root) {
+  auto reader = open_reader(file, format);
+  if (!reader) return std::unexpected(reader.error());
+  ScanResult result;
+  struct archive_entry* entry = nullptr;
+  for (;;) {
+    int rc = archive_read_next_header(reader->get(), &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
+    ++result.scan.entries;
+    const char* raw_name = entry_name(entry);
+    if (raw_name == nullptr) return std::unexpected(refused(file, fmt::format("#{}", result.scan.entries), "has no name"));
+    std::string raw = raw_name;
+    auto name = detail::check_name(raw);
+    if (!name.problem.empty()) return std::unexpected(refused(file, raw, name.problem));
+
+    detail::Record record{raw, name.normalized, Kind::file, {}};
+    const char* hardlink = archive_entry_hardlink_utf8(entry);
+    if (hardlink == nullptr) hardlink = archive_entry_hardlink(entry);
+    const auto type = archive_entry_filetype(entry);
+    if (hardlink != nullptr) {
+      auto target = detail::check_name(hardlink);
+      if (!target.problem.empty()) return std::unexpected(refused(file, raw, fmt::format("is a hard link whose target {}", target.problem)));
+      record.kind = Kind::hardlink;
+      record.target = target.normalized;
+    } else if (type == AE_IFREG) {
+      record.kind = Kind::file;
+    } else if (type == AE_IFDIR) {
+      record.kind = Kind::directory;
+    } else if (type == AE_IFLNK) {
+      const char* target = archive_entry_symlink_utf8(entry);
+      if (target == nullptr) target = archive_entry_symlink(entry);
+      std::string text = target ? target : "";
+      if (auto problem = detail::check_link_text(text); !problem.empty()) {
+        return std::unexpected(refused(file, raw, fmt::format("is a link whose target \"{}\" {}", text, problem)));
+      }
+      record.kind = Kind::symlink;
+      record.target = text;
+    } else {
+      const char* what = type == AE_IFCHR ? "is a character device" : type == AE_IFBLK ? "is a block device"
+                         : type == AE_IFIFO ? "is a fifo" : type == AE_IFSOCK ? "is a socket" : "has an unknown type";
+      return std::unexpected(refused(file, raw, what));
+    }
+    if (record.path.empty()) {
+      // "./" names the extraction folder itself, which tar writes for `tar -C dir .`.
+      if (record.kind == Kind::directory) continue;
+      return std::unexpected(refused(file, raw, "names the extraction folder itself"));
+    }
+    auto inside = detail::relative_to_root(record.path, root);
+    if (inside && !inside->empty()) {
+      ++result.scan.installed_entries;
+      if (record.kind == Kind::file && archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0) {
+        result.scan.installed_bytes += static_cast<std::uint64_t>(archive_entry_size(entry));
+      }
+    }
+    if (auto problem = result.set.add(std::move(record)); !problem.empty()) return std::unexpected(refused(file, raw, problem));
+    // Zip's central directory already gave the header; only streamed formats read the data.
+    if (archive_read_data_skip(reader->get()) < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
+  }
+  if (auto refusal = result.set.finish(root)) {
+    if (refusal->root_missing) {
+      return fail(ErrorKind::invalid_input, fmt::format("The archive {} has no folder \"{}\" to install", file.filename(), *root),
+                  "Check the \"root\" field of the manifest entry against the archive's contents.");
+    }
+    return std::unexpected(refused(file, refusal->entry, refusal->problem));
+  }
+  return result;
+}
+
+Status check_space(const fs::path& destination, const Scan& scan) {
+  std::error_code ec;
+  auto info = fs::space(destination.parent_path(), ec);
+  if (ec) return {};  // unknown: let the writes report a full disk if it comes to that
+  // Every file rounds up to a block; count one 4 KiB block per entry on top of the bytes.
+  const std::uint64_t needed = scan.installed_bytes + scan.installed_entries * 4096u;
+  if (info.available >= needed) return {};
+  Error e{ErrorKind::io, fmt::format("Not enough free space to extract into {}: {} needed, {} available", destination.parent_path(),
+                                     ui::format_bytes(needed), ui::format_bytes(info.available)),
+          "Free some space (or choose another folder with --home) and run the command again; nothing was written.", {}};
+  return std::unexpected(std::move(e));
+}
+
+Error write_failed(struct archive* writer, const fs::path& path) {
+  int err = archive_errno(writer);
+  Error e = platform::io_error("write", path, std::error_code(err ? err : EIO, std::generic_category()));
+  if (const char* why = archive_error_string(writer)) e.notes.push_back(fmt::format("libarchive: {}", why));
+  return e;
+}
+
+class Extraction {
+ public:
+  Extraction(const fs::path& file, const fs::path& destination, const ExtractOptions& options)
+      : file_(file), destination_(destination), options_(options) {}
+
+  Status run(struct archive* reader, struct archive* writer, Extracted& out) {
+    struct archive_entry* entry = nullptr;
+    std::vector<char> zeros;
+    for (;;) {
+      if (cancelled()) return interrupted();
+      int rc = archive_read_next_header(reader, &entry);
+      if (rc == ARCHIVE_EOF) return {};
+      if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+      // The scan accepted every name, so these checks cannot fail here.
+      auto name = detail::check_name(entry_name(entry));
+      auto inside = detail::relative_to_root(name.normalized, options_.root);
+      if (!inside || inside->empty()) continue;
+
+      WrittenEntry written;
+      written.path = *inside;
+      const fs::path target = destination_ / fs::path(std::u8string(inside->begin(), inside->end()));
+      // Absolute destination names: the scan refused absolute entries, which is why
+      // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS stays off (it would refuse these rewritten ones).
+      archive_entry_update_pathname_utf8(entry, reinterpret_cast<const char*>(target.u8string().c_str()));
+      // The hard link's target as the archive names it, relative to root (the scan checked it).
+      std::optional<std::string> hardlink;
+      const char* hardlink_raw = archive_entry_hardlink_utf8(entry);
+      if (hardlink_raw == nullptr) hardlink_raw = archive_entry_hardlink(entry);
+      if (hardlink_raw != nullptr) {
+        auto link = detail::check_name(hardlink_raw);
+        hardlink = detail::relative_to_root(link.normalized, options_.root).value_or(link.normalized);
+        const fs::path link_target = destination_ / fs::path(std::u8string(hardlink->begin(), hardlink->end()));
+        archive_entry_update_hardlink_utf8(entry, reinterpret_cast<const char*>(link_target.u8string().c_str()));
+      }
+      const auto type = archive_entry_filetype(entry);
+      if (type == AE_IFDIR) written.type = WrittenEntry::Type::directory;
+      if (type == AE_IFLNK && !hardlink) {
+        written.type = WrittenEntry::Type::symlink;
+        const char* link = archive_entry_symlink_utf8(entry);
+        written.link_target = link ? link : archive_entry_symlink(entry);
+      }
+
+      if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
+      if (written.type == WrittenEntry::Type::file && !hardlink) {
+        const std::uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
+                                           ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+        if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
+      }
+      if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
+      if (hardlink) {
+        // A hard link shares its target's bytes: record them so the receipt is complete.
+        for (const auto& e : out.entries) {
+          if (e.path == *hardlink) {
+            written.size = e.size;
+            written.sha256 = e.sha256;
+          }
+        }
+      }
+      if (options_.on_entry) options_.on_entry(written);
+      out.entries.push_back(std::move(written));
+    }
+  }
+
+ private:
+  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+  std::unexpected<Error> interrupted() const {
+    return fail(ErrorKind::interrupted, "Extraction was interrupted", "Run the command again; the verified download is kept in the cache.");
+  }
+
+  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared,
+                   WrittenEntry& written, std::vector<char>& zeros) {
+    digest_.reset();
+    std::uint64_t hashed = 0;
+    // Sparse tar entries leave holes between blocks; they read back as zeros, so hash zeros.
+    auto hash_zeros_to = [&](std::uint64_t end) {
+      if (zeros.empty()) zeros.assign(1u << 16, '\0');
+      while (hashed < end) {
+        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(end - hashed, zeros.size()));
+        digest_.update(zeros.data(), n);
+        hashed += n;
+      }
+    };
+    const void* block = nullptr;
+    std::size_t size = 0;
+    la_int64_t offset = 0;
+    for (;;) {
+      int rc = archive_read_data_block(reader, &block, &size, &offset);
+      if (rc == ARCHIVE_EOF) break;
+      if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+      if (cancelled()) return interrupted();
+      const auto at = static_cast<std::uint64_t>(offset);
+      if (at > hashed) hash_zeros_to(at);
+      digest_.update(block, size);
+      hashed = at + size;
+      if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
+    }
+    if (declared > hashed) hash_zeros_to(declared);
+    written.sha256 = digest_.hex_digest();
+    written.size = hashed;
+    return {};
+  }
+
+  const fs::path& file_;
+  const fs::path& destination_;
+  const ExtractOptions& options_;
+  fetch::Sha256 digest_;
+};
+
+}  // namespace
+
+Result<Scan> scan(const fs::path& file, Format format, const std::optional<std::string>& root) {
+  auto result = scan_all(file, format, root);
+  if (!result) return std::unexpected(result.error());
+  return result->scan;
+}
+
+Result<Extracted> extract(const fs::path& file, Format format, const fs::path& destination, const ExtractOptions& options) {
+  auto scanned = scan_all(file, format, options.root);
+  if (!scanned) return std::unexpected(scanned.error());
+  if (options.check_free_space) {
+    if (auto space = check_space(destination, scanned->scan); !space) return std::unexpected(space.error());
+  }
+  std::error_code ec;
+  if (!fs::create_directory(destination, ec)) {
+    if (!ec) ec = std::make_error_code(std::errc::file_exists);
+    return std::unexpected(platform::io_error("create folder", destination, ec));
+  }
+  auto result = [&]() -> Result<Extracted> {
+    auto reader = open_reader(file, format);
+    if (!reader) return std::unexpected(reader.error());
+    Writer writer(archive_write_disk_new());
+    if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
+    // Defence in depth behind the scan: libarchive itself refuses ".." and writes through links.
+    archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+    Extracted out;
+    out.scan = scanned->scan;
+    out.entries.reserve(static_cast<std::size_t>(scanned->scan.installed_entries));
+    Extraction extraction(file, destination, options);
+    if (auto ran = extraction.run(reader->get(), writer.get(), out); !ran) return std::unexpected(ran.error());
+    if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
+    return out;
+  }();
+  if (!result) fs::remove_all(destination, ec);
+  return result;
+}
+
+}  // namespace zcuda::archive

@@ -1,0 +1,49 @@
+#pragma once
+// The receipt of an installed version: the manifest entry it came from and every entry written,
+// with size and SHA-256. Re-runs compare it with the manifest and the disk instead of fetching.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/archive/archive.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/manifest/manifest.hpp>
+
+namespace zcuda::install {
+
+struct Receipt {
+  std::string id;
+  std::string component;
+  std::string version;
+  std::string sha256;                   // of the downloaded artifact
+  std::string archive;
+  std::optional<std::string> root;
+  std::string source;
+  std::string installed_at;             // UTC, ISO 8601
+  std::string zcuda_version;
+  nlohmann::json entry;                 // the manifest entry as written
+  std::vector<archive::WrittenEntry> files;
+};
+
+Receipt make_receipt(const manifest::Artifact& artifact, std::vector<archive::WrittenEntry> files, std::string source);
+nlohmann::json to_json(const Receipt& receipt);
+
+// nullopt when the file is missing or unreadable as a receipt (then the version is treated as
+// not installed and installed again).
+std::optional<Receipt> read_receipt(const std::filesystem::path& file);
+Status write_receipt(const std::filesystem::path& file, const Receipt& receipt);
+
+// True when the receipt records the same bytes installed the same way as `artifact` pins.
+bool same_artifact(const Receipt& receipt, const manifest::Artifact& artifact);
+
+// Paths whose entry is missing or has another type or size (stat only; fast).
+std::vector<std::string> quick_check(const Receipt& receipt, const std::filesystem::path& dir);
+// Paths that are missing or whose SHA-256 differs (reads every file).
+Result<std::vector<std::string>> full_check(const Receipt& receipt, const std::filesystem::path& dir);
+
+std::uint64_t total_bytes(const Receipt& receipt);
+
+}  // namespace zcuda::install

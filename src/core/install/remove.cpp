@@ -1,0 +1,109 @@
+#include <fmt/format.h>
+#include <fmt/std.h>
+#include <spdlog/spdlog.h>
+
+#include <zcuda/install/install.hpp>
+#include <zcuda/platform/file_lock.hpp>
+#include <zcuda/platform/files.hpp>
+
+#include "layout.hpp"
+#include "receipt.hpp"
+#include "test_hooks.hpp"
+
+namespace zcuda::install {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<Receipt> installed_receipts(const app::Home& home) {
+  std::vector<Receipt> found;
+  std::error_code ec;
+  for (const auto& component : fs::directory_iterator(home.installs(), ec)) {
+    std::error_code inner;
+    for (const auto& entry : fs::directory_iterator(component.path(), inner)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".receipt.json") || name.starts_with(".")) continue;
+      if (auto receipt = read_receipt(entry.path())) found.push_back(std::move(*receipt));
+    }
+  }
+  return found;
+}
+
+// Takes the version out of sight with one rename, then deletes it at leisure; the pointer goes
+// first so nothing is sent to a folder that is about to vanish.
+Status remove_version(const app::Home& home, const Receipt& r, const Options& options) {
+  if (layout::read_pointer(home, r.component) == r.version) {
+    std::error_code ec;
+    fs::remove(layout::pointer_path(home, r.component), ec);
+    if (ec) return std::unexpected(platform::io_error("remove", layout::pointer_path(home, r.component), ec));
+  }
+  const fs::path dir = layout::version_dir(home, r.component, r.version);
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir, ec))) {
+    const fs::path doomed = layout::temp_sibling(home, r.component, r.version, "del");
+    if (auto moved = platform::rename_with_retry(dir, doomed); !moved) return moved;
+    test_hooks::pause_at("remove-renamed", options.cancel);
+    fs::remove_all(doomed, ec);
+    if (ec) spdlog::warn("could not delete {}: {} (the next install removes it)", doomed.string(), ec.message());
+  }
+  fs::remove(layout::receipt_path(home, r.component, r.version), ec);
+  if (ec) return std::unexpected(platform::io_error("remove", layout::receipt_path(home, r.component, r.version), ec));
+  return {};
+}
+
+}  // namespace
+
+Result<Report> remove(const std::string& name, const app::Home& home, const Options& options) {
+  platform::FileLock lock;
+  if (!options.dry_run) {
+    platform::LockWait how;
+    how.wait = options.wait_for_lock;
+    how.cancel = options.cancel;
+    how.on_wait = [&](std::optional<long> holder) {
+      if (options.on_notice) {
+        options.on_notice(holder ? fmt::format("waiting for another zcuda install (pid {}) to finish", *holder)
+                                 : std::string("waiting for another zcuda install to finish"));
+      }
+    };
+    std::error_code ec;
+    fs::create_directories(home.root, ec);
+    auto taken = platform::lock_file(layout::lock_path(home), how);
+    if (!taken) return std::unexpected(taken.error());
+    lock = std::move(*taken);
+    layout::remove_leftovers(home);
+  }
+  auto receipts = installed_receipts(home);
+  Report report;
+  for (const auto& r : receipts) {
+    if (r.id != name && r.component != name) continue;
+    Outcome out;
+    out.id = r.id;
+    out.component = r.component;
+    out.version = r.version;
+    out.destination = layout::version_dir(home, r.component, r.version);
+    out.sha256 = r.sha256;
+    out.files = r.files.size();
+    out.bytes = total_bytes(r);
+    if (options.dry_run) {
+      out.state = State::planned;
+      out.reason = "would remove";
+    } else if (auto removed = remove_version(home, r, options); !removed) {
+      out.state = State::failed;
+      out.error = removed.error();
+      if (!report.first_error) report.first_error = removed.error();
+    } else {
+      out.state = State::removed;
+    }
+    report.outcomes.push_back(std::move(out));
+  }
+  if (report.outcomes.empty()) {
+    std::string installed;
+    for (const auto& r : receipts) installed += (installed.empty() ? "" : ", ") + r.id;
+    return fail(ErrorKind::not_found, fmt::format("Nothing installed matches \"{}\"", name),
+                installed.empty() ? "Nothing is installed under this zcuda home." : fmt::format("Installed: {}.", installed));
+  }
+  return report;
+}
+
+}  // namespace zcuda::install

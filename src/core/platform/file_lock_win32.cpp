@@ -1,0 +1,115 @@
+#include <zcuda/platform/file_lock.hpp>
+
+#include <windows.h>
+
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/std.h>
+
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::platform {
+
+namespace {
+
+// The lock covers one byte far past the pid text, so waiters can still read who holds it
+// (a locked range cannot be read by other handles on Windows).
+constexpr DWORD kLockOffsetHigh = 0x40000000;
+
+HANDLE as_handle(std::intptr_t h) { return reinterpret_cast<HANDLE>(h); }
+
+std::error_code last_error() { return std::error_code(static_cast<int>(GetLastError()), std::system_category()); }
+
+std::optional<long> read_holder(HANDLE h) {
+  char buffer[32] = {};
+  OVERLAPPED at{};
+  DWORD n = 0;
+  if (!ReadFile(h, buffer, sizeof buffer - 1, &n, &at) || n == 0) return std::nullopt;
+  char* end = nullptr;
+  long pid = std::strtol(buffer, &end, 10);
+  if (end == buffer || pid <= 0) return std::nullopt;
+  return pid;
+}
+
+void write_pid(HANDLE h) {
+  const std::string pid = std::to_string(GetCurrentProcessId()) + "\r\n";
+  LARGE_INTEGER zero{};
+  SetFilePointerEx(h, zero, nullptr, FILE_BEGIN);
+  SetEndOfFile(h);
+  DWORD written = 0;
+  OVERLAPPED at{};
+  WriteFile(h, pid.data(), static_cast<DWORD>(pid.size()), &written, &at);
+}
+
+}  // namespace
+
+FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    handle_ = other.handle_;
+    other.handle_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() { release(); }
+
+bool FileLock::held() const { return handle_ != -1; }
+
+void FileLock::release() {
+  if (handle_ == -1) return;
+  HANDLE h = as_handle(handle_);
+  LARGE_INTEGER zero{};
+  SetFilePointerEx(h, zero, nullptr, FILE_BEGIN);
+  SetEndOfFile(h);
+  OVERLAPPED range{};
+  range.OffsetHigh = kLockOffsetHigh;
+  UnlockFileEx(h, 0, 1, 0, &range);
+  CloseHandle(h);
+  handle_ = -1;
+}
+
+Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how) {
+  HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return std::unexpected(io_error("open the lock file", file, last_error()));
+  // Closes without touching the file: only the holder may clear the pid in it.
+  struct Unheld {
+    HANDLE h;
+    ~Unheld() {
+      if (h != INVALID_HANDLE_VALUE) CloseHandle(h);
+    }
+  } unheld{h};
+  bool announced = false;
+  for (;;) {
+    OVERLAPPED range{};
+    range.OffsetHigh = kLockOffsetHigh;
+    if (LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &range)) break;
+    if (GetLastError() != ERROR_LOCK_VIOLATION && GetLastError() != ERROR_IO_PENDING) {
+      return std::unexpected(io_error("lock", file, last_error()));
+    }
+    auto holder = read_holder(h);
+    if (!how.wait) {
+      Error busy{ErrorKind::locked,
+                 holder ? fmt::format("Another zcuda process (pid {}) holds the lock {}", *holder, file)
+                        : fmt::format("Another zcuda process holds the lock {}", file),
+                 "Wait for it to finish, or run without --no-wait to wait for it.", {}};
+      if (holder) busy.notes.push_back(fmt::format("holder pid: {}", *holder));
+      return std::unexpected(std::move(busy));
+    }
+    if (!announced && how.on_wait) how.on_wait(holder);
+    announced = true;
+    if (how.cancel != nullptr && how.cancel->load()) return fail(ErrorKind::interrupted, "Interrupted while waiting for another zcuda process");
+    std::this_thread::sleep_for(how.poll);
+  }
+  unheld.h = INVALID_HANDLE_VALUE;
+  FileLock lock(reinterpret_cast<std::intptr_t>(h));
+  write_pid(h);
+  return lock;
+}
+
+}  // namespace zcuda::platform

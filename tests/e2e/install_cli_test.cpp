@@ -1,0 +1,369 @@
+// zcuda install driven as a user drives it: real processes, real archives, real kills.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+
+#include "archive/archive_builder.hpp"
+#include "support/http_server.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A zcuda started in the background with its output in files, for tests that must act while
+// it runs (kill it, start a second one).
+class Background {
+ public:
+  Background(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const fs::path& logs) {
+    out_ = logs / ("out-" + std::to_string(counter_) + ".txt");
+    err_ = logs / ("err-" + std::to_string(counter_++) + ".txt");
+    pid_ = fork();
+    if (pid_ == 0) {
+      int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out, 1);
+      dup2(err, 2);
+      setenv("NO_COLOR", "1", 1);
+      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> argv = {const_cast<char*>(ZCUDA_BIN)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(ZCUDA_BIN, argv.data());
+      _exit(127);
+    }
+  }
+  ~Background() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  std::string err() const { return read_file(err_); }
+  std::string out() const { return read_file(out_); }
+
+  // Waits until stderr contains `text`; false after `seconds`.
+  bool wait_for(const std::string& text, double seconds = 30) const {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      if (err().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  int wait_exit() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  int kill_now(int signal_number = SIGKILL) {
+    kill(pid_, signal_number);
+    return wait_exit();
+  }
+
+ private:
+  static inline int counter_ = 0;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  fs::path out_, err_;
+};
+
+// Files of the test artifact once installed, with their contents.
+std::map<std::string, std::string> expected_files() {
+  std::map<std::string, std::string> files = {{"nvcuda.dll", "nvcuda bytes"}, {"zluda.exe", "launcher"}};
+  for (int i = 0; i < 40; ++i) files["lib/part" + std::to_string(i) + ".dll"] = std::string(static_cast<std::size_t>(20000 + i), static_cast<char>('a' + i % 26));
+  // Bytes that do not compress, so the archive is large enough to interrupt mid-download.
+  std::string noise(300000, '\0');
+  std::uint32_t x = 12345;
+  for (auto& c : noise) {
+    x = x * 1664525u + 1013904223u;
+    c = static_cast<char>(x >> 24);
+  }
+  files["lib/noise.bin"] = noise;
+  return files;
+}
+
+struct Scene {
+  TempDir dir;
+  fs::path home = dir / "home";
+  fs::path archive = dir / "src" / "zluda-test.zip";
+  fs::path manifest = dir / "manifest.json";
+  std::string sha256;
+  std::uintmax_t size = 0;
+
+  Scene() {
+    fs::create_directories(dir / "src");
+    fs::create_directories(dir / "logs");
+    std::vector<Spec> entries = {test::dir("zluda/"), test::file("README", "outside the root")};
+    for (const auto& [name, content] : expected_files()) entries.push_back(test::file("zluda/" + name, content));
+    write_archive(archive, ArchiveType::zip, entries);
+    sha256 = fetch::sha256_file(archive).value();
+    size = fs::file_size(archive);
+    write_manifest("file://" + archive.string());
+  }
+
+  void write_manifest(const std::string& url) {
+    json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"}, {"url", url},
+                  {"sha256", sha256}, {"size", size}, {"archive", "zip"}, {"root", "zluda"},
+                  {"license", "Apache-2.0 OR MIT (test)"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
+    write_file(manifest, json{{"schema", 1}, {"artifacts", {entry}}}.dump(2));
+  }
+
+  std::vector<std::string> install_args(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"--home", home.string(), "install", "--manifest", manifest.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  fs::path component() const { return home / "installs" / "zluda"; }
+
+  // The rule of the whole issue: a version folder is either absent or complete and correct,
+  // and "current" names only a complete version.
+  void expect_nothing_half_installed(const std::string& when) const {
+    const fs::path version = component() / "v1";
+    if (fs::exists(version)) {
+      std::size_t files = 0;
+      for (const auto& e : fs::recursive_directory_iterator(version)) files += e.is_regular_file() ? 1u : 0u;
+      EXPECT_EQ(files, expected_files().size()) << when;
+      for (const auto& [name, content] : expected_files()) {
+        EXPECT_EQ(read_file(version / name), content) << when << ": " << name;
+      }
+    }
+    if (fs::exists(component() / "current")) {
+      EXPECT_EQ(read_file(component() / "current"), "v1\n") << when;
+      EXPECT_TRUE(fs::exists(version)) << when << ": current names a missing version";
+    }
+  }
+
+  std::vector<std::string> leftovers() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(component(), ec)) {
+      auto name = e.path().filename().string();
+      if (name.starts_with(".") || name.find(".tmp-") != std::string::npos) names.push_back(name);
+    }
+    return names;
+  }
+};
+
+json parse_json(const CommandResult& r) {
+  auto doc = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
+  return doc;
+}
+
+TEST(InstallCli, DryRunShowsThePinnedWindowsPlanAndWritesNothing) {
+  TempDir dir;
+  auto r = run_zcuda({"--home", (dir / "home").string(), "install", "--dry-run", "--os", "windows"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("https://github.com/vosen/ZLUDA/releases/download/v6-preview.69/zluda-windows-87531d3.zip"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32,944,552 bytes"), std::string::npos);
+  EXPECT_NE(r.out.find("e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a"), std::string::npos);
+  EXPECT_NE(r.out.find((dir / "home" / "installs" / "zluda" / "v6-preview.69").string()), std::string::npos);
+  EXPECT_NE(r.out.find("Apache-2.0 OR MIT"), std::string::npos);
+  EXPECT_NE(r.out.find("--with-libtorch"), std::string::npos) << "the skipped optional artifact says how to get it";
+  EXPECT_FALSE(fs::exists(dir / "home" / "installs"));
+
+  auto j = run_zcuda({"--home", (dir / "home").string(), "--json", "install", "--dry-run", "--os", "windows", "--channel", "latest", "--with-libtorch"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = parse_json(j);
+  EXPECT_EQ(doc["command"], "install");
+  EXPECT_EQ(doc["dry_run"], true);
+  ASSERT_EQ(doc["artifacts"].size(), 3u);
+  EXPECT_EQ(doc["artifacts"][0]["state"], "skipped");
+  EXPECT_EQ(doc["artifacts"][1]["state"], "planned");
+  EXPECT_EQ(doc["artifacts"][1]["size"], nullptr);
+  EXPECT_EQ(doc["artifacts"][2]["state"], "planned");
+  EXPECT_EQ(doc["artifacts"][2]["size"], 2660890386u);
+}
+
+TEST(InstallCli, LinuxSaysNothingIsPinnedAndHowToProvideAManifest) {
+  TempDir dir;
+  auto r = run_zcuda({"--home", (dir / "home").string(), "install", "--os", "linux"});
+  EXPECT_EQ(r.exit_code, 13) << r.out << r.err;
+  EXPECT_NE(r.err.find("No linux artifact is pinned in the built-in manifest yet"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("zcuda install --manifest FILE"), std::string::npos) << r.err;
+}
+
+TEST(InstallCli, BadManifestNamesTheJsonPath) {
+  TempDir dir;
+  write_file(dir / "m.json", R"({"schema": 1, "artifacts": [{"id": "x"}]})");
+  auto r = run_zcuda({"--home", (dir / "home").string(), "install", "--manifest", (dir / "m.json").string()});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("artifacts[0]: missing required field \"component\""), std::string::npos) << r.err;
+}
+
+TEST(InstallCli, InstallsFromAFileUrlThenRerunIsANoOpWithoutTheSource) {
+  Scene s;
+  auto first = run_zcuda(s.install_args());
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("installed"), std::string::npos);
+  EXPECT_NE(first.err.find("license Apache-2.0 OR MIT (test)"), std::string::npos) << "each artifact's license is shown";
+  s.expect_nothing_half_installed("after install");
+  EXPECT_TRUE(fs::exists(s.component() / "current"));
+
+  fs::remove(s.archive);
+  fs::remove_all(s.home / "cache");
+  auto again = run_zcuda({"--json", "--home", s.home.string(), "install", "--manifest", s.manifest.string()});
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(parse_json(again)["artifacts"][0]["state"], "already-installed");
+  EXPECT_FALSE(fs::exists(s.home / "cache" / s.sha256)) << "nothing was fetched";
+}
+
+TEST(InstallCli, InstallsOfflineFromAFolder) {
+  Scene s;
+  fs::create_directories(s.dir / "offline");
+  fs::rename(s.archive, s.dir / "offline" / "zluda-test.zip");
+  s.write_manifest("https://unreachable.invalid/zluda-test.zip");
+  auto r = run_zcuda(s.install_args({"--from", (s.dir / "offline").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  s.expect_nothing_half_installed("after offline install");
+  EXPECT_TRUE(fs::exists(s.component() / "v1" / "nvcuda.dll"));
+}
+
+TEST(InstallCli, RepairThenRemove) {
+  Scene s;
+  ASSERT_EQ(run_zcuda(s.install_args()).exit_code, 0);
+  write_file(s.component() / "v1" / "zluda.exe", "LAUNCHER");  // same size, other bytes
+  auto repair = run_zcuda({"--json", "--home", s.home.string(), "install", "--manifest", s.manifest.string(), "--repair"});
+  ASSERT_EQ(repair.exit_code, 0) << repair.out << repair.err;
+  auto doc = parse_json(repair);
+  EXPECT_EQ(doc["artifacts"][0]["state"], "repaired");
+  EXPECT_EQ(doc["artifacts"][0]["repaired_files"], json::array({"zluda.exe"}));
+  s.expect_nothing_half_installed("after repair");
+
+  auto removed = run_zcuda({"--json", "--home", s.home.string(), "install", "--remove", "zluda-test"});
+  ASSERT_EQ(removed.exit_code, 0) << removed.out << removed.err;
+  EXPECT_EQ(parse_json(removed)["artifacts"][0]["state"], "removed");
+  EXPECT_FALSE(fs::exists(s.component() / "v1"));
+  EXPECT_FALSE(fs::exists(s.component() / "current"));
+  auto again = run_zcuda({"--home", s.home.string(), "install", "--remove", "zluda-test"});
+  EXPECT_EQ(again.exit_code, 3) << "nothing left to remove";
+}
+
+TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
+  Scene s;
+  Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "3"}}, s.dir / "logs");
+  ASSERT_TRUE(first.wait_for("paused at locked")) << first.err();
+
+  auto refused = run_zcuda(s.install_args({"--no-wait"}));
+  EXPECT_EQ(refused.exit_code, 9) << refused.err;
+  EXPECT_NE(refused.err.find("Another zcuda install (pid " + std::to_string(first.pid()) + ") is running"), std::string::npos) << refused.err;
+
+  Background second(s.install_args({"--json"}), {}, s.dir / "logs");
+  EXPECT_TRUE(second.wait_for("waiting for another zcuda install (pid " + std::to_string(first.pid()) + ") to finish", 10)) << second.err();
+  EXPECT_EQ(first.wait_exit(), 0) << first.err();
+  EXPECT_EQ(second.wait_exit(), 0) << second.err();
+  auto doc = json::parse(second.out(), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << second.out();
+  EXPECT_EQ(doc["artifacts"][0]["state"], "already-installed") << "the second saw the first's finished work";
+  s.expect_nothing_half_installed("after two installs");
+}
+
+class KilledAt : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KilledAt, NextRunCompletesAndNothingHalfInstalledIsEverVisible) {
+  Scene s;
+  Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", GetParam()}}, s.dir / "logs");
+  ASSERT_TRUE(victim.wait_for("paused at " + GetParam())) << victim.err();
+  s.expect_nothing_half_installed("paused at " + GetParam());
+  EXPECT_EQ(victim.kill_now(SIGKILL), 128 + SIGKILL);
+  s.expect_nothing_half_installed("killed at " + GetParam());
+
+  auto next = run_zcuda(s.install_args());
+  ASSERT_EQ(next.exit_code, 0) << next.out << next.err;
+  s.expect_nothing_half_installed("after the next run");
+  EXPECT_TRUE(fs::exists(s.component() / "v1" / "nvcuda.dll"));
+  EXPECT_EQ(read_file(s.component() / "current"), "v1\n");
+  EXPECT_TRUE(s.leftovers().empty()) << ::testing::PrintToString(s.leftovers());
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, KilledAt,
+                         ::testing::Values("locked", "fetched", "extracting", "extracted", "renamed", "receipt-written", "pointer-written"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(InstallCli, KilledAfterIncreasingDelaysNeverLeavesAHalfInstall) {
+  Scene s;
+  for (int delay_ms : {0, 2, 5, 10, 15, 20, 30, 45, 60, 80, 120}) {
+    fs::remove_all(s.home / "installs");
+    Background victim(s.install_args(), {}, s.dir / "logs");
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    victim.kill_now(SIGKILL);
+    s.expect_nothing_half_installed("killed after " + std::to_string(delay_ms) + " ms");
+    auto next = run_zcuda(s.install_args());
+    ASSERT_EQ(next.exit_code, 0) << next.err;
+    s.expect_nothing_half_installed("rerun after a kill at " + std::to_string(delay_ms) + " ms");
+    EXPECT_TRUE(s.leftovers().empty());
+  }
+}
+
+TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
+  Scene s;
+  Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "extracting"}}, s.dir / "logs");
+  ASSERT_TRUE(victim.wait_for("paused at extracting")) << victim.err();
+  EXPECT_EQ(victim.kill_now(SIGINT), 12) << victim.err();
+  EXPECT_NE((victim.out() + victim.err()).find("nterrupted"), std::string::npos) << victim.out() << victim.err();
+  EXPECT_FALSE(fs::exists(s.component() / "v1"));
+  EXPECT_TRUE(s.leftovers().empty()) << "the interrupted run removed its temporary folder";
+  EXPECT_TRUE(fs::exists(s.home / "cache" / s.sha256)) << "the verified download stays for the next run";
+}
+
+TEST(InstallCli, CtrlCDuringADownloadKeepsThePartialAndTheNextRunResumes) {
+  Scene s;
+  HttpServer server;
+  HttpResource resource;
+  resource.body = read_file(s.archive);
+  resource.etag = "\"v1\"";
+  resource.chunk = resource.body.size() / 200 + 1;  // about 2 s in all: time to interrupt it
+  resource.chunk_delay = std::chrono::milliseconds(10);
+  server.serve("/zluda-test.zip", resource);
+  s.write_manifest(server.url("/zluda-test.zip"));
+
+  Background victim(s.install_args(), {}, s.dir / "logs");
+  const fs::path partial = s.home / "cache" / (s.sha256 + ".partial");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  std::error_code ec;
+  // Wait for a quarter of the bytes (the partial grows as the download's buffer is flushed).
+  while (std::chrono::steady_clock::now() < until &&
+         !(fs::exists(partial, ec) && fs::file_size(partial, ec) > resource.body.size() / 4 && fs::file_size(partial, ec) < resource.body.size())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(fs::exists(partial)) << victim.err();
+  EXPECT_EQ(victim.kill_now(SIGINT), 12) << victim.out() << victim.err();
+  std::string cache_listing;
+  for (const auto& e : fs::directory_iterator(s.home / "cache", ec)) cache_listing += e.path().filename().string() + " ";
+  ASSERT_TRUE(fs::exists(partial)) << "the partial download stays for resuming; cache: " << cache_listing << victim.out() << victim.err();
+  const auto kept = fs::file_size(partial);
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, resource.body.size());
+  EXPECT_FALSE(fs::exists(s.component() / "v1"));
+
+  auto next = run_zcuda(s.install_args());
+  ASSERT_EQ(next.exit_code, 0) << next.out << next.err;
+  s.expect_nothing_half_installed("after resuming");
+  EXPECT_TRUE(fs::exists(s.component() / "v1" / "nvcuda.dll"));
+  const auto requests = server.requests_for("/zluda-test.zip");
+  ASSERT_GE(requests.size(), 2u);
+  EXPECT_FALSE(requests.back().header("range").empty()) << "the second run asked only for the missing bytes";
+}
+
+}  // namespace
+}  // namespace zcuda::test

@@ -1,0 +1,329 @@
+#include <sys/resource.h>
+
+#include <csignal>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/install/install.hpp>
+
+#include "archive/archive_builder.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::install {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A home, an archive shaped like a ZLUDA release, and a manifest pinning its digest.
+struct Fixture {
+  test::TempDir dir;
+  app::Home home;
+  fs::path archive;
+  std::string sha256;
+  std::uint64_t size = 0;
+
+  explicit Fixture(std::vector<test::Spec> entries = default_entries()) {
+    home = app::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
+    fs::create_directories(dir / "src");
+    archive = dir / "src" / "zluda-test.zip";
+    test::write_archive(archive, test::ArchiveType::zip, entries);
+    sha256 = fetch::sha256_file(archive).value();
+    size = fs::file_size(archive);
+  }
+
+  static std::vector<test::Spec> default_entries() {
+    return {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "nvcuda bytes"), test::file("zluda/zluda.exe", "launcher"),
+            test::file("zluda/trace/nvcuda.dll", "trace shim")};
+  }
+
+  json entry(std::string id = "zluda-test", std::string version = "v1") const {
+    return {{"id", id}, {"component", "zluda"}, {"version", version}, {"os", "any"}, {"url", "file://" + archive.string()},
+            {"sha256", sha256}, {"size", size}, {"archive", "zip"}, {"root", "zluda"},
+            {"license", "MIT"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
+  }
+
+  manifest::Manifest manifest(std::vector<json> entries = {}) const {
+    if (entries.empty()) entries.push_back(entry());
+    return manifest::parse(json{{"schema", 1}, {"artifacts", entries}}.dump(), "test").value();
+  }
+
+  Result<Report> install(const Options& options = {}, std::vector<json> entries = {}) const {
+    auto plan = make_plan(manifest(std::move(entries)), Selection{}, home);
+    if (!plan) return std::unexpected(plan.error());
+    return run(*plan, home, options);
+  }
+
+  fs::path installs() const { return home.root / "installs"; }
+  fs::path version_dir() const { return installs() / "zluda" / "v1"; }
+
+  // Names in the component folder other than finished versions, receipts and the pointer.
+  std::vector<std::string> leftovers() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(installs() / "zluda", ec)) {
+      auto name = e.path().filename().string();
+      if (name == "current" || name == "v1" || name == "v2" || name.ends_with(".receipt.json")) continue;
+      names.push_back(name);
+    }
+    return names;
+  }
+};
+
+Outcome only_outcome(const Result<Report>& r) {
+  if (!r) {
+    ADD_FAILURE() << r.error().message;
+    return Outcome{};
+  }
+  EXPECT_EQ(r->outcomes.size(), 1u);
+  return r->outcomes.front();
+}
+
+TEST(InstallPlan, PicksByOsChannelAndOptional) {
+  test::TempDir dir;
+  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  auto m = manifest::load_embedded().value();
+  Selection windows;
+  windows.os = platform::Os::windows;
+  auto plan = make_plan(m, windows, home);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->items.size(), 3u);
+  EXPECT_TRUE(plan->items[0].selected);
+  EXPECT_FALSE(plan->items[1].selected);
+  EXPECT_NE(plan->items[1].skip_reason.find("--channel latest"), std::string::npos);
+  EXPECT_FALSE(plan->items[2].selected);
+  EXPECT_NE(plan->items[2].skip_reason.find("--with-libtorch"), std::string::npos);
+  EXPECT_EQ(plan->items[0].destination, dir.path() / "installs" / "zluda" / "v6-preview.69");
+
+  windows.channel = "latest";
+  windows.with_libtorch = true;
+  plan = make_plan(m, windows, home);
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->items[0].selected);
+  EXPECT_TRUE(plan->items[1].selected);
+  EXPECT_TRUE(plan->items[2].selected);
+
+  windows.channel = "stable";
+  windows.with_libtorch = false;
+  windows.only = {"libtorch"};
+  plan = make_plan(m, windows, home);
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->items[0].selected);
+  EXPECT_TRUE(plan->items[2].selected) << "--only names an optional artifact explicitly";
+
+  windows.only = {"nonsense"};
+  plan = make_plan(m, windows, home);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::usage);
+}
+
+TEST(InstallPlan, LinuxWithNothingPinnedSaysHowToProvideAManifest) {
+  test::TempDir dir;
+  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  Selection linux;
+  linux.os = platform::Os::linux;
+  auto plan = make_plan(manifest::load_embedded().value(), linux, home);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::unsupported);
+  EXPECT_EQ(plan.error().message, "No linux artifact is pinned in the built-in manifest yet");
+  EXPECT_NE(plan.error().hint.find("--manifest FILE"), std::string::npos);
+  EXPECT_NE(plan.error().hint.find("--os windows"), std::string::npos);
+}
+
+TEST(Install, InstallsWithReceiptAndPointerThenRerunFetchesNothing) {
+  Fixture f;
+  const auto& first = only_outcome(f.install());
+  ASSERT_EQ(first.state, State::installed) << (first.error ? first.error->message : "");
+  EXPECT_EQ(test::read_file(f.version_dir() / "nvcuda.dll"), "nvcuda bytes");
+  EXPECT_EQ(test::read_file(f.version_dir() / "trace" / "nvcuda.dll"), "trace shim");
+  EXPECT_EQ(test::read_file(f.installs() / "zluda" / "current"), "v1\n");
+  EXPECT_EQ(first.files, 3u);  // three files; the archive has no entry for trace/ itself
+
+  auto receipt = json::parse(test::read_file(f.installs() / "zluda" / "v1.receipt.json"));
+  EXPECT_EQ(receipt["sha256"], f.sha256);
+  EXPECT_EQ(receipt["manifest_entry"]["id"], "zluda-test");
+  bool saw_driver = false;
+  for (const auto& file : receipt["files"]) {
+    if (file["path"] == "nvcuda.dll") {
+      saw_driver = true;
+      EXPECT_EQ(file["size"], 12);
+      EXPECT_EQ(file["sha256"], fetch::sha256_file(f.version_dir() / "nvcuda.dll").value());
+    }
+  }
+  EXPECT_TRUE(saw_driver);
+
+  // No source and no cache: a second run can only succeed without fetching.
+  fs::remove(f.archive);
+  fs::remove_all(f.home.cache);
+  const auto& second = only_outcome(f.install());
+  EXPECT_EQ(second.state, State::already_installed) << (second.error ? second.error->message : "");
+  EXPECT_TRUE(f.leftovers().empty());
+}
+
+TEST(Install, RepairReHashesAndRestoresATamperedFile) {
+  Fixture f;
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  test::write_file(f.version_dir() / "nvcuda.dll", "NVCUDA BYTES");  // same size, other bytes
+
+  // The fast check compares sizes only; --repair reads every byte.
+  EXPECT_EQ(only_outcome(f.install()).state, State::already_installed);
+  fs::remove(f.archive);  // the verified archive in the cache is what repair uses
+  Options repair;
+  repair.repair = true;
+  const auto& repaired = only_outcome(f.install(repair));
+  ASSERT_EQ(repaired.state, State::repaired) << (repaired.error ? repaired.error->message : "");
+  EXPECT_EQ(repaired.repaired_files, std::vector<std::string>{"nvcuda.dll"});
+  EXPECT_EQ(test::read_file(f.version_dir() / "nvcuda.dll"), "nvcuda bytes");
+  EXPECT_EQ(only_outcome(f.install(repair)).state, State::already_installed);
+  EXPECT_TRUE(f.leftovers().empty());
+}
+
+TEST(Install, AMissingFileIsNoticedWithoutRepairAndReinstalled) {
+  Fixture f;
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  fs::remove(f.version_dir() / "zluda.exe");
+  const auto& again = only_outcome(f.install());
+  EXPECT_EQ(again.state, State::repaired);
+  EXPECT_EQ(again.repaired_files, std::vector<std::string>{"zluda.exe"});
+  EXPECT_TRUE(fs::exists(f.version_dir() / "zluda.exe"));
+}
+
+TEST(Install, RemoveByIdOrComponentIsReceiptGuided) {
+  Fixture f;
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  auto missing = remove("nothing-like-it", f.home, {});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
+  EXPECT_NE(missing.error().hint.find("zluda-test"), std::string::npos);
+
+  auto removed = remove("zluda-test", f.home, {});
+  ASSERT_TRUE(removed) << removed.error().message;
+  ASSERT_EQ(removed->outcomes.size(), 1u);
+  EXPECT_EQ(removed->outcomes[0].state, State::removed);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+  EXPECT_FALSE(fs::exists(f.installs() / "zluda" / "current"));
+  EXPECT_FALSE(fs::exists(f.installs() / "zluda" / "v1.receipt.json"));
+
+  // Two versions, removed together by component name.
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  auto v2 = f.entry("zluda-test-2", "v2");
+  v2["channel"] = "latest";
+  auto v1 = f.entry();
+  v1["channel"] = "stable";
+  Selection latest;
+  latest.channel = "latest";
+  auto plan = make_plan(f.manifest({v1, v2}), latest, f.home);
+  ASSERT_TRUE(plan);
+  ASSERT_TRUE(run(*plan, f.home, {}));
+  EXPECT_EQ(test::read_file(f.installs() / "zluda" / "current"), "v2\n");
+  removed = remove("zluda", f.home, {});
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->outcomes.size(), 2u);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+  EXPECT_FALSE(fs::exists(f.installs() / "zluda" / "v2"));
+}
+
+TEST(Install, HostileArchiveInstallsNothing) {
+  Fixture f({test::file("zluda/nvcuda.dll", "x"), test::file("zluda/zluda.exe", "x"), test::file("../../evil.dll", "x")});
+  const auto& out = only_outcome(f.install());
+  ASSERT_EQ(out.state, State::failed);
+  EXPECT_EQ(out.error->kind, ErrorKind::integrity);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+  EXPECT_FALSE(fs::exists(f.installs() / "zluda" / "current"));
+  EXPECT_TRUE(f.leftovers().empty());
+}
+
+TEST(Install, MissingExpectedFileInstallsNothing) {
+  Fixture f({test::file("zluda/nvcuda.dll", "x")});
+  const auto& out = only_outcome(f.install());
+  ASSERT_EQ(out.state, State::failed);
+  EXPECT_EQ(out.error->kind, ErrorKind::invalid_input);
+  EXPECT_NE(out.error->message.find("zluda.exe"), std::string::npos);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+  EXPECT_TRUE(f.leftovers().empty());
+}
+
+TEST(Install, DigestMismatchInstallsNothing) {
+  Fixture f;
+  auto e = f.entry();
+  e["sha256"] = std::string(64, '0');
+  e.erase("size");
+  const auto& out = only_outcome(f.install({}, {e}));
+  ASSERT_EQ(out.state, State::failed);
+  EXPECT_EQ(out.error->kind, ErrorKind::integrity);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+}
+
+TEST(Install, FullDiskDuringExtractionLeavesNothingVisible) {
+  Fixture f({test::file("zluda/nvcuda.dll", std::string(1u << 20, 'n')), test::file("zluda/zluda.exe", "x")});
+  // Put the verified archive in the cache first, so only extraction writes under the limit.
+  fs::create_directories(f.home.cache);
+  fs::copy_file(f.archive, f.home.cache / f.sha256);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = 256 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto r = f.install();
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  const auto& out = only_outcome(r);
+  ASSERT_EQ(out.state, State::failed);
+  EXPECT_EQ(out.error->kind, ErrorKind::io);
+  EXPECT_NE(out.error->hint.find("disk is full"), std::string::npos) << out.error->message;
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+  EXPECT_TRUE(f.leftovers().empty());
+  // With room again, the same command completes.
+  EXPECT_EQ(only_outcome(f.install()).state, State::installed);
+}
+
+TEST(Install, LeftoversOfAKilledRunAreRemoved) {
+  Fixture f;
+  fs::create_directories(f.installs() / "zluda" / ".tmp-v1-99999-0" / "half");
+  test::write_file(f.installs() / "zluda" / "current.tmp-123", "v");
+  test::write_file(f.installs() / "zluda" / "v1.receipt.json.tmp-7", "{");
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  EXPECT_TRUE(f.leftovers().empty());
+}
+
+TEST(Install, InterruptedBeforeStartInstallsNothing) {
+  Fixture f;
+  std::atomic<bool> cancel{true};
+  Options options;
+  options.cancel = &cancel;
+  const auto& out = only_outcome(f.install(options));
+  EXPECT_EQ(out.state, State::failed);
+  EXPECT_EQ(out.error->kind, ErrorKind::interrupted);
+  EXPECT_FALSE(fs::exists(f.version_dir()));
+}
+
+TEST(Install, DryRunWritesNothing) {
+  Fixture f;
+  Options options;
+  options.dry_run = true;
+  const auto& out = only_outcome(f.install(options));
+  EXPECT_EQ(out.state, State::planned);
+  EXPECT_FALSE(fs::exists(f.home.root));
+}
+
+TEST(Install, SingleFileArtifactIsCopiedUnderItsName) {
+  Fixture f;
+  test::write_file(f.dir / "src" / "tool.exe", "a tool");
+  auto e = f.entry("tool", "1.0");
+  e["component"] = "tool";
+  e["url"] = "file://" + (f.dir / "src" / "tool.exe").string();
+  e["sha256"] = fetch::sha256_file(f.dir / "src" / "tool.exe").value();
+  e["size"] = 6;
+  e["archive"] = "none";
+  e.erase("root");
+  e["expected_files"] = {"tool.exe"};
+  const auto& out = only_outcome(f.install({}, {e}));
+  ASSERT_EQ(out.state, State::installed) << (out.error ? out.error->message : "");
+  EXPECT_EQ(test::read_file(f.installs() / "tool" / "1.0" / "tool.exe"), "a tool");
+}
+
+}  // namespace
+}  // namespace zcuda::install
