@@ -12,6 +12,8 @@
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/stage/describe.hpp>
 
+#include <zcuda/launch/detected.hpp>
+
 #include "command.hpp"
 
 namespace zcuda::cli {
@@ -28,6 +30,7 @@ struct RunOptions {
   std::vector<std::string> env;
   bool no_stage = false;
   bool direct = false;
+  bool no_detect = false;
   bool print_env = false;
   bool json = false;
   bool quiet = false;
@@ -73,7 +76,8 @@ CommandRun setup_run(CLI::App& sub) {
   sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
   sub.add_option("--zluda-cc", o->zluda_cc, "Compute capability ZLUDA reports (ZLUDA_CC)")->capture_default_str();
   sub.add_option("--gfx", o->gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
-  sub.add_option("--device", o->device, "HIP device to use (sets HIP_VISIBLE_DEVICES)");
+  sub.add_option("--device", o->device, "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
+  sub.add_flag("--no-detect", o->no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   sub.add_option("--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
   sub.add_option("--libtorch", o->libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
@@ -109,6 +113,10 @@ CommandRun setup_run(CLI::App& sub) {
     options.gfx = o->gfx;
     options.device = o->device;
     options.direct = o->direct;
+    // Detection fills what the user did not set: the discrete GPU when an integrated one comes
+    // first, its gfx for the kernel folders, the HIP SDK / ROCm root, and whether MIOpen exists.
+    const detect::Profile detected = o->no_detect ? detect::Profile{} : launch::detect_for_launch();
+    launch::apply_detected(options, launch::settings_from_profile(detected));
     for (const auto& assignment : o->env) {
       auto kv = launch::parse_assignment(assignment);
       if (!kv) return std::unexpected(kv.error());
@@ -135,7 +143,7 @@ CommandRun setup_run(CLI::App& sub) {
       stage_options.app = plan->target;
       stage_options.runtime_dir = runtime->dir;
       stage_options.os = os;
-      stage_options.backends = stage::probe_backends_locally(os);
+      stage_options.backends = stage::backends_from_detection(detected);
       auto result = stage::stage(stage_options);
       if (!result) return std::unexpected(std::move(result.error()).with_note("the program was not started; --no-stage skips staging"));
       if (result->recovered) note(context, stage::describe(*result->recovered));

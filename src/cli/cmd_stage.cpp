@@ -1,4 +1,5 @@
 // zcuda stage: place the runtime's libraries into a program's folder, journaled and reversible.
+#include <zcuda/launch/detected.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/stage/describe.hpp>
 
@@ -25,7 +26,7 @@ CommandRun setup_stage(CLI::App& sub) {
     plan_options.app = options->app;
     plan_options.runtime_dir = runtime->dir;
     plan_options.all = options->all;
-    plan_options.backends = stage::probe_backends_locally(plan_options.os);
+    plan_options.backends = stage::backends_from_detection(launch::detect_for_launch());
     CommandOutput output;
     if (options->dry_run) {
       auto plan = stage::make_plan(plan_options);

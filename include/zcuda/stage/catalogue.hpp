@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <zcuda/core/error.hpp>
+#include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/os.hpp>
 
 namespace zcuda::stage {
@@ -44,13 +45,13 @@ struct RuntimeFile {
 // Lists what a runtime folder serves. Fails when the folder does not exist or serves nothing.
 Result<std::vector<RuntimeFile>> scan_runtime(const std::filesystem::path& dir, platform::Os os);
 
-// Which AMD backends this machine has, as far as staging needs to know. A small local check for
-// now (MIOpen's library under HIP_PATH or the ROCm root); detect's full answer can replace it.
+// Which AMD backends this machine has, as far as staging needs to know, taken from detection's
+// view of the HIP SDK / ROCm install.
 struct Backends {
   bool miopen = false;
   std::string miopen_evidence;  // the file found, or where it was looked for
 };
-Backends probe_backends_locally(platform::Os os);
+Backends backends_from_detection(const detect::Profile& profile);
 
 // True when `family` can work with these backends (cuDNN needs MIOpen).
 bool has_backend(const Family& family, const Backends& backends);

@@ -179,29 +179,18 @@ Result<std::vector<RuntimeFile>> scan_runtime(const fs::path& dir, Os os) {
   return files;
 }
 
-Backends probe_backends_locally(Os os) {
+Backends backends_from_detection(const detect::Profile& profile) {
   Backends backends;
-  std::vector<fs::path> candidates;
-  if (os == Os::windows) {
-    if (auto hip = platform::get_env("HIP_PATH"); hip && !hip->empty()) candidates.push_back(fs::u8path(*hip) / "bin" / "MIOpen.dll");
-  } else {
-    std::vector<fs::path> roots;
-    if (auto rocm = platform::get_env("ROCM_PATH"); rocm && !rocm->empty()) roots.push_back(fs::u8path(*rocm));
-    roots.push_back("/opt/rocm");
-    roots.push_back("/usr");
-    for (const auto& root : roots) {
-      for (const char* lib : {"lib", "lib64", "lib/x86_64-linux-gnu"}) candidates.push_back(root / lib / "libMIOpen.so.1");
-    }
+  const detect::HipInstall* hip = profile.selected_hip();
+  if (hip == nullptr) {
+    backends.miopen_evidence = "no HIP SDK / ROCm install was found (zcuda detect)";
+    return backends;
   }
-  std::error_code ec;
-  for (const auto& c : candidates) {
-    if (fs::exists(c, ec)) {
-      backends.miopen = true;
-      backends.miopen_evidence = c.string();
-      return backends;
-    }
+  for (const auto& library : hip->libraries) {
+    if (library.component != "miopen") continue;
+    backends.miopen = library.found;
+    backends.miopen_evidence = library.found ? library.path : fmt::format("not in {}", hip->root);
   }
-  backends.miopen_evidence = candidates.empty() ? "HIP_PATH is not set" : fmt::format("not found at {}", candidates.front());
   return backends;
 }
 
