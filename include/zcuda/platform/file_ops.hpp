@@ -1,6 +1,7 @@
 #pragma once
 // File placement for `zcuda stage`: hard links where the volume allows them, copies otherwise,
 // and (on Windows) a check that a file is not held by a running program before replacing it.
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
@@ -19,5 +20,20 @@ Result<PlaceMethod> link_or_copy(const std::filesystem::path& source, const std:
 // replaced (Windows: a running program or a DLL it loaded). On POSIX a file in use can be
 // replaced safely (the running process keeps the old inode), so this always succeeds there.
 Status check_replaceable(const std::filesystem::path& file);
+
+// Which file a path names (volume and file number: equal for hard links of one file), with its
+// size and last-write time. POSIX: stat's st_dev/st_ino/st_size/st_mtim; Windows:
+// GetFileInformationByHandle's volume serial, file index, size and last-write time. A final
+// symlink is followed.
+struct FileIdentity {
+  std::uint64_t volume = 0;
+  std::uint64_t index = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;  // nanoseconds since 1970-01-01 UTC
+};
+Result<FileIdentity> file_identity(const std::filesystem::path& file);
+
+// The two identities are of one file (hard links of it, or one path twice).
+bool same_file(const FileIdentity& a, const FileIdentity& b);
 
 }  // namespace zcuda::platform

@@ -1,6 +1,7 @@
 #pragma once
 // The stage journal: written atomically before each step so that an interrupted stage can be
 // rolled back and an interrupted unstage finished. Format: docs/staging.md.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,6 +21,11 @@ struct Step {
   std::string method;                          // "hardlink" | "copy", once placed
   std::optional<std::string> original_sha256;  // of the replaced file
   std::string staged_sha256;
+  // The placed file's size and last-write time, recorded once placed. With them, a target that
+  // is still a hard link of the runtime file with this size and time is ours without hashing
+  // (docs/staging.md, "Recognising staged files"). Absent when the time was too recent to trust.
+  std::optional<std::uint64_t> staged_size;
+  std::optional<std::int64_t> staged_mtime_ns;
   std::optional<std::filesystem::path> backup; // relative to the stage folder
   StepState state = StepState::planned;
 };

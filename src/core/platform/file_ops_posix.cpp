@@ -1,5 +1,6 @@
 #include <zcuda/platform/file_ops.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,5 +34,18 @@ Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target)
 }
 
 Status check_replaceable(const fs::path&) { return {}; }
+
+Result<FileIdentity> file_identity(const fs::path& file) {
+  struct stat st{};
+  if (::stat(file.c_str(), &st) != 0) return std::unexpected(io_error("stat", file, std::error_code(errno, std::generic_category())));
+  FileIdentity id;
+  id.volume = static_cast<std::uint64_t>(st.st_dev);
+  id.index = static_cast<std::uint64_t>(st.st_ino);
+  id.size = static_cast<std::uint64_t>(st.st_size);
+  id.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(st.st_mtim.tv_nsec);
+  return id;
+}
+
+bool same_file(const FileIdentity& a, const FileIdentity& b) { return a.volume == b.volume && a.index == b.index; }
 
 }  // namespace zcuda::platform

@@ -47,3 +47,32 @@ Status check_replaceable(const fs::path& file) {
 }
 
 }  // namespace zcuda::platform
+
+namespace zcuda::platform {
+
+Result<FileIdentity> file_identity(const std::filesystem::path& file) {
+  // FILE_READ_ATTRIBUTES with full sharing: works on files held open or running; backup
+  // semantics lets it open folders too.
+  HANDLE h = CreateFileW(file.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                         OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (h == INVALID_HANDLE_VALUE) {
+    return std::unexpected(io_error("open", file, std::error_code(static_cast<int>(GetLastError()), std::system_category())));
+  }
+  BY_HANDLE_FILE_INFORMATION info{};
+  const BOOL ok = GetFileInformationByHandle(h, &info);
+  const DWORD code = GetLastError();
+  CloseHandle(h);
+  if (!ok) return std::unexpected(io_error("read the attributes of", file, std::error_code(static_cast<int>(code), std::system_category())));
+  FileIdentity id;
+  id.volume = info.dwVolumeSerialNumber;
+  id.index = (static_cast<std::uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+  id.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+  // FILETIME counts 100 ns ticks since 1601-01-01; 11644473600 s lie between 1601 and 1970.
+  const std::uint64_t ticks = (static_cast<std::uint64_t>(info.ftLastWriteTime.dwHighDateTime) << 32) | info.ftLastWriteTime.dwLowDateTime;
+  id.mtime_ns = (static_cast<std::int64_t>(ticks) - 116444736000000000LL) * 100;
+  return id;
+}
+
+bool same_file(const FileIdentity& a, const FileIdentity& b) { return a.volume == b.volume && a.index == b.index; }
+
+}  // namespace zcuda::platform

@@ -1,5 +1,5 @@
 // Carrying out a stage plan, one journaled step at a time (docs/staging.md, "Journal").
-#include <map>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <fmt/std.h>
@@ -10,6 +10,7 @@
 #include <zcuda/stage/stage.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
+#include "runtime_digests.hpp"
 #include "steps.hpp"
 
 namespace zcuda::stage {
@@ -31,6 +32,18 @@ Status check_not_in_use(const Plan& plan) {
     if (auto ok = platform::check_replaceable(plan.root / p.relative); !ok) return ok;
   }
   return {};
+}
+
+// Records the placed file's size and last-write time for unstage's identity check. A time within
+// a few seconds of now is left out: an edit in the same timestamp tick (2 s on FAT, coarse
+// clocks elsewhere) could keep it, so such a step is recognised by hashing instead.
+void record_identity(const fs::path& target, Step& step) {
+  auto id = platform::file_identity(target);
+  if (!id) return;
+  const auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (id->mtime_ns > static_cast<std::int64_t>(now_ns) - 3'000'000'000LL) return;
+  step.staged_size = id->size;
+  step.staged_mtime_ns = id->mtime_ns;
 }
 
 Status carry_out(const fs::path& root, Journal& journal) {
@@ -57,6 +70,7 @@ Status carry_out(const fs::path& root, Journal& journal) {
     if (auto moved = platform::rename_with_retry(temp, target); !moved) return moved;
     crash_point();
     step.method = std::string(platform::to_string(*method));
+    record_identity(target, step);
     step.state = StepState::placed;
     if (auto saved = save_journal(root, journal); !saved) return saved;
     crash_point();
@@ -76,7 +90,7 @@ Result<StageResult> apply(Plan plan) {
   journal.runtime = plan.runtime_dir.string();
   journal.zcuda_version = std::string(version());
   journal.started = detail::utc_now("{:%Y-%m-%dT%H:%M:%SZ}");
-  std::map<fs::path, std::string> digests;
+  detail::RuntimeDigests digests(plan.runtime_dir);
   for (const auto& p : plan.placements) {
     if (p.identical) {
       ++result.unchanged;
@@ -86,13 +100,9 @@ Result<StageResult> apply(Plan plan) {
     step.path = p.relative;
     step.replaces = p.replaces;
     step.source = p.source;
-    auto& digest = digests[p.source];
-    if (digest.empty()) {
-      auto d = fetch::sha256_file(p.source);
-      if (!d) return std::unexpected(d.error());
-      digest = *d;
-    }
-    step.staged_sha256 = digest;
+    auto digest = digests.digest(p.source);
+    if (!digest) return std::unexpected(digest.error());
+    step.staged_sha256 = *digest;
     if (p.replaces) {
       std::error_code ec;
       if (fs::is_regular_file(fs::symlink_status(plan.root / p.relative, ec))) {

@@ -54,6 +54,8 @@ std::string to_json_text(const Journal& journal) {
                      {"method", s.method.empty() ? json(nullptr) : json(s.method)},
                      {"original_sha256", s.original_sha256 ? json(*s.original_sha256) : json(nullptr)},
                      {"staged_sha256", s.staged_sha256},
+                     {"staged_size", s.staged_size ? json(*s.staged_size) : json(nullptr)},
+                     {"staged_mtime_ns", s.staged_mtime_ns ? json(*s.staged_mtime_ns) : json(nullptr)},
                      {"backup", s.backup ? json(s.backup->generic_string()) : json(nullptr)},
                      {"state", to_string(s.state)}});
   }
@@ -95,6 +97,11 @@ Result<Journal> parse_journal(std::string_view text) {
       if (!s.at("method").is_null()) step.method = s.at("method").get<std::string>();
       if (!s.at("original_sha256").is_null()) step.original_sha256 = s.at("original_sha256").get<std::string>();
       step.staged_sha256 = s.at("staged_sha256").get<std::string>();
+      // Absent in journals of older zcuda: such steps are recognised by hashing.
+      if (s.contains("staged_size") && !s.at("staged_size").is_null()) step.staged_size = s.at("staged_size").get<std::uint64_t>();
+      if (s.contains("staged_mtime_ns") && !s.at("staged_mtime_ns").is_null()) {
+        step.staged_mtime_ns = s.at("staged_mtime_ns").get<std::int64_t>();
+      }
       if (!s.at("backup").is_null()) step.backup = fs::path(s.at("backup").get<std::string>());
       auto state = step_state(s.at("state").get<std::string>());
       if (!state) return bad("unknown step state");

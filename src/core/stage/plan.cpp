@@ -14,6 +14,7 @@
 #include <zcuda/platform/files.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
+#include "runtime_digests.hpp"
 
 namespace zcuda::stage {
 
@@ -259,7 +260,7 @@ Result<Plan> make_plan(const PlanOptions& options) {
   }
 
   // Compare with what is there now.
-  std::map<fs::path, std::string> source_digests;
+  detail::RuntimeDigests source_digests(plan.runtime_dir);
   for (auto& [key, p] : placements) {
     const fs::path target = plan.root / p.relative;
     auto status = fs::symlink_status(target, ec);
@@ -270,19 +271,13 @@ Result<Plan> make_plan(const PlanOptions& options) {
     if (p.replaces && fs::is_regular_file(status)) {
       if (fs::equivalent(target, p.source, ec)) {
         p.identical = true;
-      } else {
-        auto& source_digest = source_digests[p.source];
-        if (source_digest.empty()) {
-          auto digest = fetch::sha256_file(p.source);
-          if (!digest) return std::unexpected(digest.error());
-          source_digest = *digest;
-        }
+      } else if (fs::file_size(target, ec) == fs::file_size(p.source, ec)) {
         // Sizes first: hashing a large file that cannot match is wasted time.
-        if (fs::file_size(target, ec) == fs::file_size(p.source, ec)) {
-          auto digest = fetch::sha256_file(target);
-          if (!digest) return std::unexpected(digest.error());
-          p.identical = *digest == source_digest;
-        }
+        auto source_digest = source_digests.digest(p.source);
+        if (!source_digest) return std::unexpected(source_digest.error());
+        auto digest = fetch::sha256_file(target);
+        if (!digest) return std::unexpected(digest.error());
+        p.identical = *digest == *source_digest;
       }
     }
     plan.placements.push_back(std::move(p));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/std.h>
 
+#include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 
@@ -59,6 +60,17 @@ Result<Ownership> classify_target(const fs::path& root, const Step& step) {
   // A replaced file whose backup is gone was never moved, or has been put back already.
   if (step.replaces && !has_backup) return Ownership::original;
   if (!fs::is_regular_file(status)) return Ownership::users;
+  // Still a hard link of the runtime file, with the size and last-write time recorded when it was
+  // placed: the staged bytes, without reading them. An edit in place changes the time; a
+  // replacement is another file.
+  if (step.staged_size && step.staged_mtime_ns) {
+    auto target_id = platform::file_identity(target);
+    auto source_id = platform::file_identity(step.source);
+    if (target_id && source_id && platform::same_file(*target_id, *source_id) && target_id->size == *step.staged_size &&
+        target_id->mtime_ns == *step.staged_mtime_ns) {
+      return Ownership::ours;
+    }
+  }
   auto digest = fetch::sha256_file(target);
   if (!digest) return std::unexpected(digest.error());
   if (*digest == step.staged_sha256) return Ownership::ours;
