@@ -149,7 +149,8 @@ class InstalledRuntime : public StageFixture {
 
   // The journal step that placed `name` (by file name).
   json step_for(const std::string& name) {
-    for (const auto& s : journal()["steps"]) {
+    const json j = journal();  // kept alive: a loop over journal()["steps"] would dangle
+    for (const auto& s : j["steps"]) {
       if (fs::path(s["path"].get<std::string>()).filename() == name) return s;
     }
     ADD_FAILURE() << "no step for " << name;
