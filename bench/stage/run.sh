@@ -13,13 +13,23 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export ZCUDA_HOME="$work/home" NO_COLOR=1
 
-# The runtime: names as in ZLUDA's Linux archive; sizes summing to 100 MiB.
-rt="$work/runtime"; mkdir -p "$rt"
+# The runtime, installed as `zcuda install` leaves it: <home>/installs/zluda/<version>/ with a
+# receipt beside it holding each file's size and SHA-256 (docs/install.md), which staging uses
+# instead of reading the files. Names as in ZLUDA's Linux archive; sizes summing to 100 MiB.
+# Files are dated an hour back, as an installed runtime is older than a stage of it.
+rt="$ZCUDA_HOME/installs/zluda/bench"; mkdir -p "$rt"
 names=(libcuda.so.1 libnvcuda.so libnvidia-ml.so.1 libnvml.so
        libcublas.so.11 libcublas.so.12 libcublas.so.13 libcublasLt.so.11 libcublasLt.so.12 libcublasLt.so.13
        libcusparse.so.10 libcusparse.so.11 libcusparse.so.12 libcufft.so.10 libcufft.so.11 libcufft.so.12
        libcudnn.so.8 libcudnn.so.9 libcudnn64_8.so libcudnn64_9.so)
 for n in "${names[@]}"; do head -c $((5 * 1024 * 1024)) /dev/urandom > "$rt/$n"; done
+touch -d '1 hour ago' "$rt"/*
+(cd "$rt" && for n in "${names[@]}"; do
+   jq -n --arg p "$n" --argjson s "$(stat -c %s "$n")" --arg h "$(sha256sum "$n" | cut -d' ' -f1)" \
+     '{path: $p, type: "file", size: $s, sha256: $h}'
+ done) | jq -s '{schema: 1, component: "zluda", version: "bench", files: .}' > "$rt/../bench.receipt.json"
+# The same files in a plain folder (no receipt): staging hashes them.
+rt_plain="$work/runtime"; mkdir -p "$rt_plain"; cp -p "$rt"/* "$rt_plain/"
 echo "runtime: ${#names[@]} files, $(du -sm "$rt" | cut -f1) MiB"
 
 # The app: a folder with an executable and 5 files of served names (replaced, so backed up).
@@ -48,15 +58,20 @@ t_cp=$(median "rm -rf '$cpdir'; mkdir -p '$cpdir'; sync" cp "${names[@]/#/$rt/}"
 t_stage=$(median "'$zcuda' unstage '$app' > /dev/null; sync" "$zcuda" stage --all "$app" --runtime-dir "$rt")
 t_stage_again=$(median ":" "$zcuda" stage --all "$app" --runtime-dir "$rt")
 t_unstage=$(median "'$zcuda' stage --all '$app' --runtime-dir '$rt' > /dev/null; sync" "$zcuda" unstage "$app")
+t_stage_plain=$(median "'$zcuda' unstage '$app' > /dev/null; sync" "$zcuda" stage --all "$app" --runtime-dir "$rt_plain")
+t_unstage_plain=$(median "'$zcuda' stage --all '$app' --runtime-dir '$rt_plain' > /dev/null; sync" "$zcuda" unstage "$app")
 method=$("$zcuda" --json stage --all "$app" --runtime-dir "$rt" > /dev/null; grep -o '"method": "[a-z]*"' "$app/.zcuda-stage/journal.json" | sort | uniq -c | tr '\n' ' ')
+recorded=$(grep -c '"staged_mtime_ns": [0-9]' "$app/.zcuda-stage/journal.json" || true)
 "$zcuda" unstage "$app" > /dev/null
 
 printf '\n%-34s %9s %9s\n' "operation (median of 7)" "seconds" "x cp"
 printf '%-34s %9.4f %9s\n' "cp of the 20 files (100 MiB)" "$t_cp" "1.00"
-for row in "stage --all (20 files):$t_stage" "stage again (nothing to do):$t_stage_again" "unstage:$t_unstage"; do
+for row in "stage --all (20 files):$t_stage" "stage again (nothing to do):$t_stage_again" "unstage:$t_unstage" \
+           "stage --all, folder w/o receipt:$t_stage_plain" "unstage of that:$t_unstage_plain"; do
   printf '%-34s %9.4f %9.2f\n' "${row%%:*}" "${row##*:}" "$(echo "${row##*:} / $t_cp" | bc -l)"
 done
 echo "placement methods: $method"
+echo "journal steps with size and time recorded: $recorded"
 
 echo
 mkdir -p "$work/rt-run" && cp "$rt/libcuda.so.1" "$work/rt-run/"

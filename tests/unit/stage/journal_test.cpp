@@ -25,6 +25,8 @@ Journal sample() {
   replace.backup = "backup/lib/cublas64_12.dll";
   replace.state = StepState::placed;
   replace.method = "hardlink";
+  replace.staged_size = 12345;
+  replace.staged_mtime_ns = 1'700'000'000'123'456'789;
   j.steps = {add, replace};
   return j;
 }
@@ -35,6 +37,22 @@ TEST(Journal, RoundTrips) {
   EXPECT_EQ(to_json_text(*parsed), to_json_text(sample()));
   EXPECT_EQ(parsed->steps[1].state, StepState::placed);
   EXPECT_EQ(*parsed->steps[1].backup, "backup/lib/cublas64_12.dll");
+  EXPECT_EQ(parsed->steps[1].staged_size, 12345u);
+  EXPECT_EQ(parsed->steps[1].staged_mtime_ns, 1'700'000'000'123'456'789);
+  EXPECT_FALSE(parsed->steps[0].staged_size);
+  EXPECT_FALSE(parsed->steps[0].staged_mtime_ns);
+}
+
+TEST(Journal, StepsWithoutIdentityFieldsFromOlderJournalsParse) {
+  // Journals written before staged_size/staged_mtime_ns existed: those steps are hashed.
+  const std::string text = R"({"schema": 1, "operation": "stage", "complete": true, "steps": [
+    {"path": "nvml.dll", "action": "add", "source": "/rt/nvml.dll", "method": "hardlink", "original_sha256": null,
+     "staged_sha256": "aa", "backup": null, "state": "placed"}]})";
+  auto parsed = parse_journal(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->steps.size(), 1u);
+  EXPECT_FALSE(parsed->steps[0].staged_size);
+  EXPECT_FALSE(parsed->steps[0].staged_mtime_ns);
 }
 
 TEST(Journal, PathsLeavingTheFolderAreRejected) {
