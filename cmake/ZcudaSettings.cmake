@@ -15,6 +15,11 @@ else()
   if(ZCUDA_WARNINGS_AS_ERRORS)
     target_compile_options(zcuda_settings INTERFACE -Werror)
   endif()
+  # GCC 12 at -O2/-O3 reports -Wrestrict inside libstdc++'s std::string operator+ where nothing
+  # overlaps (GCC bug 105329, fixed in GCC 13); only optimised builds see it.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    target_compile_options(zcuda_settings INTERFACE -Wno-restrict)
+  endif()
 endif()
 
 if(ZCUDA_SANITIZE)
