@@ -257,7 +257,7 @@ TEST(InstallCli, RepairThenRemove) {
 
 TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
   Scene s;
-  Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "3"}}, s.dir / "logs");
+  Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "15"}}, s.dir / "logs");
   ASSERT_TRUE(first.wait_for("paused at locked")) << first.err();
 
   auto refused = run_zcuda(s.install_args({"--no-wait"}));
@@ -265,7 +265,7 @@ TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
   EXPECT_NE(refused.err.find("Another zcuda install (pid " + std::to_string(first.pid()) + ") is running"), std::string::npos) << refused.err;
 
   Background second(s.install_args({"--json"}), {}, s.dir / "logs");
-  EXPECT_TRUE(second.wait_for("waiting for another zcuda install (pid " + std::to_string(first.pid()) + ") to finish", 10)) << second.err();
+  EXPECT_TRUE(second.wait_for("waiting for another zcuda install (pid " + std::to_string(first.pid()) + ") to finish", 30)) << second.err();
   EXPECT_EQ(first.wait_exit(), 0) << first.err();
   EXPECT_EQ(second.wait_exit(), 0) << second.err();
   auto doc = json::parse(second.out(), nullptr, false);
