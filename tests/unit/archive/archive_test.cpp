@@ -1,7 +1,5 @@
-#include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <csignal>
 
 #include <gtest/gtest.h>
 
@@ -9,6 +7,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "archive_builder.hpp"
+#include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::archive {
@@ -104,15 +103,13 @@ TEST_P(Extract, FullDiskFailsCleanly) {
   const fs::path file = dir / extension(GetParam());
   test::write_archive(file, GetParam(), {test::file("big.bin", std::string(2u << 20, 'z'))});
   // A file-size limit fails writes with EFBIG, as a full disk fails them with ENOSPC.
-  rlimit old_limit{};
-  getrlimit(RLIMIT_FSIZE, &old_limit);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 64 * 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto r = extract(file, format_of(GetParam()), dir / "out", {});
-  setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  bool limited = false;
+  auto r = [&] {
+    test::FileSizeLimit limit(64 * 1024);
+    limited = limit.active();
+    return extract(file, format_of(GetParam()), dir / "out", {});
+  }();
+  ASSERT_TRUE(limited);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::io);
   EXPECT_NE(r.error().hint.find("disk is full"), std::string::npos) << r.error().message;

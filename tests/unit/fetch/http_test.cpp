@@ -1,11 +1,9 @@
 // Downloads against a real HTTP server on loopback: success, cache, resume, faults, retries.
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -13,6 +11,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "fetch_test_util.hpp"
+#include "support/file_size_limit.hpp"
 #include "support/http_server.hpp"
 
 namespace zcuda::fetch::testing {
@@ -461,15 +460,13 @@ TEST_F(FetchTest, FullDiskIsAnIoErrorAndThePartialStaysAPrefix) {
   server.serve("/a", {.body = body});
   auto request = request_for(body, {server.url("/a")});
   // A file-size limit makes writes fail as a full disk would (EFBIG), without root.
-  rlimit old_limit{};
-  getrlimit(RLIMIT_FSIZE, &old_limit);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 256 * 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto got = fetch(request, cache, fast_options());
-  setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  bool limited = false;
+  auto got = [&] {
+    test::FileSizeLimit limit(256 * 1024);
+    limited = limit.active();
+    return fetch(request, cache, fast_options());
+  }();
+  ASSERT_TRUE(limited);
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().kind, ErrorKind::io);
   EXPECT_TRUE(contains(got.error().hint, "disk is full")) << got.error().message;

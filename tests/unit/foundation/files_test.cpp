@@ -1,10 +1,9 @@
-#include <sys/resource.h>
-#include <csignal>
 
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/files.hpp>
 
+#include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::platform {
@@ -46,15 +45,13 @@ TEST(Files, FullDiskKeepsTheOldContent) {
   fs::path target = dir / "kept.txt";
   ASSERT_TRUE(write_file_atomic(target, "old"));
   // A file-size limit makes the write fail as a full disk would (EFBIG), without root.
-  rlimit old_limit{};
-  getrlimit(RLIMIT_FSIZE, &old_limit);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto r = write_file_atomic(target, std::string(1 << 20, 'n'));
-  setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  bool limited = false;
+  auto r = [&] {
+    test::FileSizeLimit limit(1024);
+    limited = limit.active();
+    return write_file_atomic(target, std::string(1 << 20, 'n'));
+  }();
+  ASSERT_TRUE(limited);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::io);
   EXPECT_NE(r.error().hint.find("disk is full"), std::string::npos) << r.error().message;

@@ -1,6 +1,4 @@
-#include <sys/resource.h>
 
-#include <csignal>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <zcuda/install/install.hpp>
 
 #include "archive/archive_builder.hpp"
+#include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::install {
@@ -261,15 +260,13 @@ TEST(Install, FullDiskDuringExtractionLeavesNothingVisible) {
   // Put the verified archive in the cache first, so only extraction writes under the limit.
   fs::create_directories(f.home.cache);
   fs::copy_file(f.archive, f.home.cache / f.sha256);
-  rlimit old_limit{};
-  getrlimit(RLIMIT_FSIZE, &old_limit);
-  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 256 * 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto r = f.install();
-  setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  bool limited = false;
+  auto r = [&] {
+    test::FileSizeLimit limit(256 * 1024);
+    limited = limit.active();
+    return f.install();
+  }();
+  ASSERT_TRUE(limited);
   const auto& out = only_outcome(r);
   ASSERT_EQ(out.state, State::failed);
   EXPECT_EQ(out.error->kind, ErrorKind::io);
