@@ -93,8 +93,8 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
 
 CommandRun setup_detect(CLI::App& sub) {
   auto options = std::make_shared<DetectOptions>();
-  sub.add_option("--root", options->root, "Read sysfs, /dev, /opt, /usr/share and /etc under DIR (a captured tree); skips loading libraries")
-      ->check(CLI::ExistingDirectory);
+  add_path_option(sub, "--root", options->root, "Read sysfs, /dev, /opt, /usr/share and /etc under DIR (a captured tree); skips loading libraries")
+      ->check(kExistingDirectory);
   sub.add_flag("--no-hip", options->no_hip, "Do not load the HIP runtime library");
   sub.add_flag("--strict", options->strict, "Exit with code 10 when any finding is an error");
   sub.footer("Exit codes: 0 when detection ran (with --strict: and no error findings), 10 with --strict when the machine is not ready.");

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/manifest/manifest.hpp>
 #include <zcuda/platform/interrupt.hpp>
@@ -187,16 +187,16 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
 
 CommandRun setup_install(CLI::App& sub) {
   auto args = std::make_shared<InstallArgs>();
-  sub.add_option("--manifest", args->manifest, "Use this manifest instead of the built-in pinned one (docs/manifest-format.md)")
-      ->check(CLI::ExistingFile);
+  add_path_option(sub, "--manifest", args->manifest, "Use this manifest instead of the built-in pinned one (docs/manifest-format.md)")
+      ->check(kExistingFile);
   sub.add_option("--channel", args->channel, "ZLUDA channel: stable (v6-preview.69) or latest (v7-preview.10)")
       ->check(CLI::IsMember({"stable", "latest"}));
   sub.add_flag("--with-libtorch", args->with_libtorch, "Also install the optional LibTorch 2.3.0+cu118 (2.66 GB)");
   sub.add_option("--os", args->os, "Install the artifacts for this OS (default: this machine's)")
       ->check(CLI::IsMember({"windows", "linux"}));
-  sub.add_option("--from", args->from, "Offline folder holding the downloads (found by file name or SHA-256)");
-  sub.add_option("--cacert", args->cacert, "CA bundle for HTTPS (default: CURL_CA_BUNDLE, else the system store)")
-      ->check(CLI::ExistingFile);
+  add_path_option(sub, "--from", args->from, "Offline folder holding the downloads (found by file name or SHA-256)");
+  add_path_option(sub, "--cacert", args->cacert, "CA bundle for HTTPS (default: CURL_CA_BUNDLE, else the system store)")
+      ->check(kExistingFile);
   sub.add_flag("--dry-run", args->dry_run, "Show each artifact's URL, size, SHA-256 and destination; change nothing");
   sub.add_flag("--repair", args->repair, "Re-hash every installed file and re-extract what differs");
   sub.add_option("--remove", args->remove, "Uninstall an artifact id (that version) or a component (all its versions)");

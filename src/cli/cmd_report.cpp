@@ -1,7 +1,7 @@
 // zcuda report: what a bug ticket needs, redacted; `report merge` builds a compatibility matrix.
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
 
@@ -38,14 +38,14 @@ Result<CommandOutput> write_or_print(const ReportOptions& options, const Context
 
 CommandRun setup_report(CLI::App& sub) {
   auto options = std::make_shared<ReportOptions>();
-  sub.add_option("-o,--output", options->output, "Write the report to FILE (Markdown, or JSON with --json)")->type_name("FILE");
-  sub.add_option("--bundle", options->bundle, "Also write a zip with report.json, report.md and the redacted logs")->type_name("FILE");
+  add_path_option(sub, "-o,--output", options->output, "Write the report to FILE (Markdown, or JSON with --json)")->type_name("FILE");
+  add_path_option(sub, "--bundle", options->bundle, "Also write a zip with report.json, report.md and the redacted logs")->type_name("FILE");
   sub.add_flag("--no-redact", options->no_redact, "Keep user and host names, the home folder, e-mail addresses and secrets (check before sharing)");
   sub.add_flag("--no-hash", options->no_hash, "Check installed files by size only, without re-hashing them");
   sub.require_subcommand(0, 1);
   options->merge = sub.add_subcommand("merge", "Merge JSON reports from many machines into a compatibility matrix");
-  options->merge->add_option("files", options->merge_files, "JSON reports (zcuda report --json --output FILE)")->required()->check(CLI::ExistingFile);
-  options->merge->add_option("-o,--output", options->output, "Write the matrix to FILE (Markdown, or JSON with --json)")->type_name("FILE");
+  add_path_option(*options->merge, "files", options->merge_files, "JSON reports (zcuda report --json --output FILE)")->required()->check(kExistingFile);
+  add_path_option(*options->merge, "-o,--output", options->output, "Write the matrix to FILE (Markdown, or JSON with --json)")->type_name("FILE");
   options->merge->fallthrough();
   sub.footer("Redaction is on by default: user and host names, the home folder, e-mail addresses and tokens become placeholders.");
 

@@ -5,11 +5,12 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/describe.hpp>
 
 #include <zcuda/launch/detected.hpp>
@@ -69,7 +70,7 @@ CommandRun setup_run(CLI::App& sub) {
   sub.add_option("APP", o->unused_positional, "The program, then its arguments")
       ->check(CLI::Validator([](std::string&) { return std::string("belongs to the program"); }, "", "program"))
       ->group("");
-  sub.add_option("--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
+  add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   sub.add_flag("--no-stage", o->no_stage, "Do not stage the program's folder before launching");
   sub.add_flag("--direct", o->direct, "Windows: launch the program itself, not through zluda.exe");
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
@@ -78,12 +79,12 @@ CommandRun setup_run(CLI::App& sub) {
   sub.add_option("--gfx", o->gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
   sub.add_option("--device", o->device, "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
   sub.add_flag("--no-detect", o->no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
-  sub.add_option("--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
-  sub.add_option("--libtorch", o->libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
+  add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
+  add_path_option(sub, "--libtorch", o->libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
   sub.add_flag("--json", o->json, "Print machine-readable JSON on stdout (after the program's own output)");
   sub.add_flag("-q,--quiet", o->quiet, "Show only errors");
-  sub.add_option("--home", o->home, "Folder for everything zcuda writes (as the global --home)");
+  add_path_option(sub, "--home", o->home, "Folder for everything zcuda writes (as the global --home)");
 
   return [o, &sub](Context& context) -> Result<CommandOutput> {
     if (o->json) context.options.json = true;
@@ -105,7 +106,7 @@ CommandRun setup_run(CLI::App& sub) {
     if (rest.empty()) return fail(ErrorKind::usage, "zcuda run needs a program to run", "Usage: zcuda run [OPTIONS] [--] APP [ARGS...]");
 
     launch::LaunchOptions options;
-    options.program = std::filesystem::u8path(rest.front());
+    options.program = platform::path_from_utf8(rest.front());
     options.args.assign(rest.begin() + 1, rest.end());
     options.hip_path = o->hip_path;
     options.libtorch = o->libtorch;

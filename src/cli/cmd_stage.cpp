@@ -15,8 +15,8 @@ CommandRun setup_stage(CLI::App& sub) {
     bool all = false;
   };
   auto options = std::make_shared<Options>();
-  sub.add_option("APP", options->app, "The program, or the folder of programs, to stage")->required();
-  sub.add_option("--runtime-dir", options->runtime_dir, "ZLUDA folder to stage from (default: the installed runtime)");
+  add_path_option(sub, "APP", options->app, "The program, or the folder of programs, to stage")->required();
+  add_path_option(sub, "--runtime-dir", options->runtime_dir, "ZLUDA folder to stage from (default: the installed runtime)");
   sub.add_flag("--dry-run", options->dry_run, "Print the plan and change nothing");
   sub.add_flag("--all", options->all, "Place every library the runtime serves next to the program");
   return [options](Context& context) -> Result<CommandOutput> {

@@ -11,7 +11,7 @@ CommandRun setup_unstage(CLI::App& sub) {
     bool force = false;
   };
   auto options = std::make_shared<Options>();
-  sub.add_option("APP", options->app, "The program, or the folder, that was staged")->required();
+  add_path_option(sub, "APP", options->app, "The program, or the folder, that was staged")->required();
   sub.add_flag("--force", options->force,
                "Restore originals even over staged files that changed since staging (those are kept in .zcuda-stage/kept)");
   return [options](Context& context) -> Result<CommandOutput> {

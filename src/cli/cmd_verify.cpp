@@ -117,7 +117,7 @@ CommandRun setup_verify(CLI::App& sub) {
   sub.add_option("--timeout", args->timeout, "Seconds each check may take before its process tree is killed (default 60)")
       ->check(CLI::Range(1, 3600));
   sub.add_option("--jobs", args->jobs, "Checks run at once; timing checks always run alone (default 4)")->check(CLI::Range(1, 64));
-  auto* dir = sub.add_option("--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
+  auto* dir = add_path_option(sub, "--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
   auto* runtime_option = sub.add_option("--runtime", args->runtime,
                                  "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA")
                       ->check(CLI::IsMember({"auto", "native", "zluda"}));

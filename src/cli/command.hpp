@@ -11,6 +11,7 @@
 
 #include <zcuda/app/home.hpp>
 #include <zcuda/core/error.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/style.hpp>
 
 namespace zcuda::cli {
@@ -52,5 +53,48 @@ const std::vector<CommandSpec>& commands();
 
 // Fails with ErrorKind::environment when home could not be created; for commands that write.
 Status require_home(const Context& context);
+
+// A path option or positional. Command-line text is UTF-8 on every platform (main reads Windows'
+// wide command line); CLI11 would make a path of it through the platform's narrow encoding, which
+// on Windows is not UTF-8.
+inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::filesystem::path& target,
+                                    const std::string& description) {
+  return app.add_option_function<std::string>(
+      name, [&target](const std::string& text) { target = platform::path_from_utf8(text); }, description);
+}
+inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::optional<std::filesystem::path>& target,
+                                    const std::string& description) {
+  return app.add_option_function<std::string>(
+      name, [&target](const std::string& text) { target = platform::path_from_utf8(text); }, description);
+}
+// CLI::ExistingFile and CLI::ExistingDirectory, reading the text as UTF-8 (see add_path_option).
+inline const CLI::Validator kExistingFile(
+    [](std::string& text) -> std::string {
+      std::error_code ec;
+      const auto status = std::filesystem::status(platform::path_from_utf8(text), ec);
+      if (!std::filesystem::exists(status)) return "File does not exist: " + text;
+      if (std::filesystem::is_directory(status)) return "File is actually a directory: " + text;
+      return {};
+    },
+    "FILE");
+inline const CLI::Validator kExistingDirectory(
+    [](std::string& text) -> std::string {
+      std::error_code ec;
+      const auto status = std::filesystem::status(platform::path_from_utf8(text), ec);
+      if (!std::filesystem::exists(status)) return "Directory does not exist: " + text;
+      if (!std::filesystem::is_directory(status)) return "Directory is actually a file: " + text;
+      return {};
+    },
+    "DIR");
+
+inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::vector<std::filesystem::path>& target,
+                                    const std::string& description) {
+  return app.add_option_function<std::vector<std::string>>(
+      name,
+      [&target](const std::vector<std::string>& texts) {
+        for (const auto& text : texts) target.push_back(platform::path_from_utf8(text));
+      },
+      description);
+}
 
 }  // namespace zcuda::cli

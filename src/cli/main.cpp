@@ -5,11 +5,12 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
 #include <zcuda/app/logging.hpp>
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
+#include <zcuda/platform/os.hpp>
 
 #include "command.hpp"
 
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "Print machine-readable JSON on stdout");
   app.add_flag("-v,--verbose", options.verbose, "Show more detail on stderr (repeat for debug)");
   app.add_flag("-q,--quiet", options.quiet, "Show only errors");
-  app.add_option("--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)")
+  cli::add_path_option(app, "--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)")
       ->type_name("DIR");
   app.add_option("--color", options.color, "Colour: auto, always or never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))
@@ -98,8 +99,11 @@ int main(int argc, char** argv) {
     registered.push_back({sub, spec.setup(*sub), spec.name});
   }
 
+  const std::vector<std::string> arguments = platform::command_line_arguments(argc, argv);
+  std::vector<const char*> argument_pointers;
+  for (const auto& a : arguments) argument_pointers.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argument_pointers.size()), argument_pointers.data());
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : exit_code(ErrorKind::usage);
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
   }
 
   std::string command_line;
-  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  for (const auto& a : arguments) command_line += (command_line.empty() ? "" : " ") + a;
   spdlog::debug("zcuda {} ({}); home {} (chosen by {})", version(), build_info(), context.home.root, context.home.chosen_by);
   spdlog::debug("command line: {}", command_line);
 

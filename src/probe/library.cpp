@@ -80,7 +80,8 @@ Library Library::open(const std::string& role, const std::vector<std::string>& n
     lib.file_.requested = name;
     lib.file_.path = loaded_path(handle);
     std::error_code ec;
-    const auto real = std::filesystem::canonical(std::filesystem::path(lib.file_.path), ec);
+    // The path text is UTF-8; char8_t makes std::filesystem read it so on every platform.
+    const auto real = std::filesystem::canonical(std::filesystem::path(std::u8string(lib.file_.path.begin(), lib.file_.path.end())), ec);
     if (!ec) {
 #ifdef _WIN32
       lib.file_.real_path = to_utf8(real.wstring());

@@ -33,7 +33,7 @@ struct ProcessSpec {
 struct ProcessResult {
   int exit_code = 0;                // the child's exit code; on POSIX 128+N when killed by signal N
   std::optional<int> signal;        // POSIX: the terminating signal
-  std::optional<std::uint32_t> exception_code;  // Windows: an NTSTATUS crash code (0xC0000005 ...)
+  std::optional<std::uint32_t> exception_status;  // Windows: an NTSTATUS crash code (0xC0000005 ...)
   bool timed_out = false;
   std::string out;
   std::string err;

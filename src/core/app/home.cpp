@@ -1,11 +1,12 @@
 #include <zcuda/app/home.hpp>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/known_folders.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::app {
 
@@ -23,7 +24,7 @@ Result<Home> resolve_home(const std::optional<fs::path>& flag) {
     return single_folder(fs::absolute(*flag), "--home");
   }
   if (auto env = platform::get_env("ZCUDA_HOME"); env && !env->empty()) {
-    return single_folder(fs::absolute(fs::u8path(*env)), "ZCUDA_HOME");
+    return single_folder(fs::absolute(platform::path_from_utf8(*env)), "ZCUDA_HOME");
   }
   auto folders = platform::user_folders();
   if (!folders) return std::unexpected(folders.error());

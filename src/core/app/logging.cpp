@@ -5,7 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
+
+#include <zcuda/core/path_format.hpp>
 
 namespace zcuda::app {
 

@@ -8,10 +8,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/fetch/sha256.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "entry_rules.hpp"
@@ -79,6 +80,19 @@ Result<Reader> open_reader(const fs::path& file, Format format) {
     return std::unexpected(std::move(e));
   }
   return reader;
+}
+
+// Where libarchive writes an entry (or the file a hard link points at), given as the file system
+// takes names: UTF-16 on Windows, bytes elsewhere. Its UTF-8 setters would convert through the C
+// locale, which cannot hold non-ASCII names (a home folder like /home/josé).
+enum class Name { path, hardlink_target };
+void set_destination(struct archive_entry* entry, Name which, const fs::path& target) {
+  const bool link = which == Name::hardlink_target;
+#ifdef _WIN32
+  (link ? archive_entry_copy_hardlink_w : archive_entry_copy_pathname_w)(entry, target.c_str());
+#else
+  (link ? archive_entry_copy_hardlink : archive_entry_copy_pathname)(entry, target.c_str());
+#endif
 }
 
 const char* entry_name(struct archive_entry* entry) {
@@ -200,10 +214,10 @@ class Extraction {
 
       WrittenEntry written;
       written.path = *inside;
-      const fs::path target = destination_ / fs::path(std::u8string(inside->begin(), inside->end()));
+      const fs::path target = destination_ / platform::path_from_utf8(*inside);
       // Absolute destination names: the scan refused absolute entries, which is why
       // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS stays off (it would refuse these rewritten ones).
-      archive_entry_update_pathname_utf8(entry, reinterpret_cast<const char*>(target.u8string().c_str()));
+      set_destination(entry, Name::path, target);
       // The hard link's target as the archive names it, relative to root (the scan checked it).
       std::optional<std::string> hardlink;
       const char* hardlink_raw = archive_entry_hardlink_utf8(entry);
@@ -211,8 +225,8 @@ class Extraction {
       if (hardlink_raw != nullptr) {
         auto link = detail::check_name(hardlink_raw);
         hardlink = detail::relative_to_root(link.normalized, options_.root).value_or(link.normalized);
-        const fs::path link_target = destination_ / fs::path(std::u8string(hardlink->begin(), hardlink->end()));
-        archive_entry_update_hardlink_utf8(entry, reinterpret_cast<const char*>(link_target.u8string().c_str()));
+        const fs::path link_target = destination_ / platform::path_from_utf8(*hardlink);
+        set_destination(entry, Name::hardlink_target, link_target);
       }
       const auto type = archive_entry_filetype(entry);
       if (type == AE_IFDIR) written.type = WrittenEntry::Type::directory;

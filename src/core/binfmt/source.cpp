@@ -4,9 +4,9 @@
 #include <fstream>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::binfmt {

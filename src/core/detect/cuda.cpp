@@ -4,6 +4,7 @@
 #include <set>
 
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 #include "probes.hpp"
 #include "system_view.hpp"
@@ -22,7 +23,7 @@ bool zluda_provides(const std::string& name) {
   return std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.starts_with(p); });
 }
 
-std::vector<fs::path> loader_dirs(const SystemView& view, const platform::Environment& env) {
+std::vector<fs::path> loader_dirs(const SystemView& view, const platform::Environment& env, bool windows) {
   std::vector<fs::path> dirs;
   char sep = platform::path_list_separator();
   auto add_list = [&](const std::string& list) {
@@ -30,12 +31,12 @@ std::vector<fs::path> loader_dirs(const SystemView& view, const platform::Enviro
     while (start <= list.size()) {
       auto end = list.find(sep, start);
       std::string entry = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (!entry.empty()) dirs.push_back(fs::u8path(entry));
+      if (!entry.empty()) dirs.push_back(platform::path_from_utf8(entry));
       if (end == std::string::npos) break;
       start = end + 1;
     }
   };
-  if (platform::current_os() == platform::Os::windows) {
+  if (windows) {
     if (auto it = env.find("PATH"); it != env.end()) add_list(it->second);
     if (auto it = env.find("Path"); it != env.end()) add_list(it->second);
     return dirs;
@@ -73,10 +74,10 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   if (auto it = env.find("CUDA_PATH"); it != env.end()) cuda.cuda_path_env = it->second;
 
   std::set<std::string> toolkits;
-  if (platform::current_os() == platform::Os::windows) {
+  if (targets_windows(profile)) {
     auto pf = env.find("ProgramFiles");
-    fs::path base = fs::u8path(pf != env.end() ? pf->second : "C:\\Program Files") / "NVIDIA GPU Computing Toolkit" / "CUDA";
-    for (const auto& v : view.list(base)) toolkits.insert((base / v).string());
+    fs::path base = platform::path_from_utf8(pf != env.end() ? pf->second : "C:\\Program Files") / "NVIDIA GPU Computing Toolkit" / "CUDA";
+    for (const auto& v : view.list(base)) toolkits.insert((base / platform::path_from_utf8(v)).string());
   } else {
     for (const auto& name : view.list("/usr/local")) {
       if (name == "cuda" || name.starts_with("cuda-")) toolkits.insert(view.canonical(fs::path("/usr/local") / name).string());
@@ -87,7 +88,7 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
 
   std::set<std::string> shadowing;
   bool real_driver = false;
-  for (const auto& dir : loader_dirs(view, env)) {
+  for (const auto& dir : loader_dirs(view, env, targets_windows(profile))) {
     for (const auto& name : view.list(dir)) {
       if (!zluda_provides(name)) continue;
       shadowing.insert((dir / name).string());
@@ -98,7 +99,7 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   bool stub = false;
   for (const auto& t : cuda.toolkits) {
     for (const char* sub : {"lib/stubs/libcuda.so", "lib64/stubs/libcuda.so", "targets/x86_64-linux/lib/stubs/libcuda.so"}) {
-      stub = stub || view.exists(fs::path(t) / sub);
+      stub = stub || view.exists(platform::path_from_utf8(t) / sub);
     }
   }
   cuda.driver_stub_only = stub && !real_driver;

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/os.hpp>
 
 #include "probes.hpp"
@@ -19,11 +19,10 @@ Result<Profile> detect_machine(const Options& options) {
   }
   SystemView view(options.root);
   Profile profile;
-  profile.os = std::string(platform::os_id(platform::current_os()));
+  profile.os = std::string(platform::os_id(options.root ? platform::Os::linux : platform::current_os()));
   profile.root = options.root ? options.root->string() : "/";
 
-  const bool windows = platform::current_os() == platform::Os::windows;
-  if (windows && !options.root) {
+  if (targets_windows(profile)) {
     probe_windows_gpus(profile);
   } else {
     probe_linux_gpus(view, profile);

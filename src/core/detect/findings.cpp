@@ -17,8 +17,6 @@ namespace zcuda::detect {
 
 namespace {
 
-bool windows() { return platform::current_os() == platform::Os::windows; }
-
 void add(Profile& p, Severity s, std::string code, std::string message, std::string hint) {
   p.findings.push_back({s, std::move(code), std::move(message), std::move(hint)});
 }
@@ -35,13 +33,13 @@ bool found(const HipInstall& install, std::string_view component) {
   return l != nullptr && l->found;
 }
 
-std::string hip_sdk_hint() {
-  return windows() ? "Install AMD's HIP SDK 6.4 for Windows (the installer sets HIP_PATH), then run zcuda detect again."
+std::string hip_sdk_hint(const Profile& p) {
+  return targets_windows(p) ? "Install AMD's HIP SDK 6.4 for Windows (the installer sets HIP_PATH), then run zcuda detect again."
                    : "Install ROCm 6.4 (AMD's amdgpu-install, or your distribution's ROCm packages), or set ROCM_PATH to its folder.";
 }
 
 void findings_for_driver(Profile& p, const std::vector<const Gpu*>& amd) {
-  if (windows()) {
+  if (targets_windows(p)) {
     if (p.hip_runtime.probed && !p.hip_runtime.loaded) {
       add(p, Severity::error, "hip-runtime-missing", "The AMD driver's HIP runtime (amdhip64_7.dll or amdhip64_6.dll in System32) was not found",
           "Install or update the AMD Software: Adrenalin Edition driver; it carries the HIP runtime ZLUDA needs.");
@@ -83,15 +81,15 @@ void findings_for_gpu_order(Profile& p, const std::vector<const Gpu*>& amd) {
   int index = *(*discrete)->hip_index;
   add(p, Severity::warning, "igpu-enumerated-first",
       fmt::format("The integrated GPU ({}) is enumerated before the discrete {}; ZLUDA would use the integrated one", ordered.front()->name, (*discrete)->name),
-      windows() ? fmt::format("Set HIP_VISIBLE_DEVICES={} (zcuda run does this for you), or disable the integrated GPU in Device Manager.", index)
+      targets_windows(p) ? fmt::format("Set HIP_VISIBLE_DEVICES={} (zcuda run does this for you), or disable the integrated GPU in Device Manager.", index)
                 : fmt::format("Set HIP_VISIBLE_DEVICES={} or ROCR_VISIBLE_DEVICES={} (zcuda run does this for you).", index, index));
 }
 
 void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const platform::Environment& env) {
   const HipInstall* hip = p.selected_hip();
   if (hip == nullptr) {
-    add(p, Severity::error, "no-hip-sdk", windows() ? "No HIP SDK was found (HIP_PATH is not set and nothing is under Program Files\\AMD\\ROCm)" : "No ROCm installation was found",
-        hip_sdk_hint());
+    add(p, Severity::error, "no-hip-sdk", targets_windows(p) ? "No HIP SDK was found (HIP_PATH is not set and nothing is under Program Files\\AMD\\ROCm)" : "No ROCm installation was found",
+        hip_sdk_hint(p));
     return;
   }
   std::set<std::string> gfxs;
@@ -105,7 +103,7 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     bool has_discrete = std::any_of(amd.begin(), amd.end(), [](auto* g) { return !g->integrated; });
     Severity gap = only_integrated && has_discrete ? Severity::warning : Severity::error;
     if (!support.min_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.min_hip_sdk) < 0) {
-      add(p, gap, "hip-sdk-too-old", fmt::format("{} {} is older than {} needs ({} or newer)", windows() ? "HIP SDK" : "ROCm", hip->version, gfx, support.min_hip_sdk),
+      add(p, gap, "hip-sdk-too-old", fmt::format("{} {} is older than {} needs ({} or newer)", targets_windows(p) ? "HIP SDK" : "ROCm", hip->version, gfx, support.min_hip_sdk),
           fmt::format("Install HIP SDK {} or newer.", support.min_hip_sdk));
     }
     if (!support.max_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.max_hip_sdk + ".999") > 0) {
@@ -118,7 +116,7 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
           fmt::format("rocBLAS in {} has no kernels for {} (it has: {}); rocBLAS aborts on this GPU", hip->root, gfx,
                       hip->rocblas_archs.empty() ? std::string("none") : fmt::format("{}", fmt::join(hip->rocblas_archs, ", "))),
           fmt::format("Install a HIP SDK that supports {} ({} or newer), or add rocBLAS kernel files built for {} to rocblas{}library.", gfx,
-                      support.min_hip_sdk.empty() ? "a current one" : support.min_hip_sdk, gfx, windows() ? "\\" : "/"));
+                      support.min_hip_sdk.empty() ? "a current one" : support.min_hip_sdk, gfx, targets_windows(p) ? "\\" : "/"));
     }
     if (found(*hip, "hipblaslt") && k != hip->kernels.end() && !k->second.hipblaslt) {
       add(p, Severity::warning, "hipblaslt-kernels-missing", fmt::format("hipBLASLt has no kernels for {}; cuBLASLt calls will fail", gfx),
@@ -126,10 +124,10 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     }
   }
   if (!found(*hip, "rocblas")) {
-    add(p, Severity::error, "rocblas-missing", fmt::format("rocBLAS is missing from {}; cuBLAS calls will fail", hip->root), hip_sdk_hint());
+    add(p, Severity::error, "rocblas-missing", fmt::format("rocBLAS is missing from {}; cuBLAS calls will fail", hip->root), hip_sdk_hint(p));
   }
   if (!found(*hip, "rocsparse")) {
-    add(p, Severity::warning, "rocsparse-missing", fmt::format("rocSPARSE is missing from {}; cuSPARSE calls will fail", hip->root), hip_sdk_hint());
+    add(p, Severity::warning, "rocsparse-missing", fmt::format("rocSPARSE is missing from {}; cuSPARSE calls will fail", hip->root), hip_sdk_hint(p));
   }
   if (!found(*hip, "hipblaslt")) {
     add(p, Severity::warning, "hipblaslt-missing", fmt::format("hipBLASLt is missing from {}; cuBLASLt calls will fail", hip->root),
@@ -137,7 +135,7 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
   }
   if (!found(*hip, "miopen")) {
     add(p, Severity::warning, "no-miopen", "MIOpen is not installed, so programs that use cuDNN will fail",
-        windows() ? "AMD's HIP SDK for Windows ships no MIOpen; cuDNN-based programs (PyTorch convolutions with cuDNN enabled) need a TheRock build with MIOpen, or cuDNN disabled."
+        targets_windows(p) ? "AMD's HIP SDK for Windows ships no MIOpen; cuDNN-based programs (PyTorch convolutions with cuDNN enabled) need a TheRock build with MIOpen, or cuDNN disabled."
                   : "Install the MIOpen package of your ROCm (miopen-hip), or disable cuDNN in the program.");
   }
   // On Windows the runtime comes from the driver, the libraries from the SDK: their majors must agree.
@@ -147,17 +145,17 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     if (runtime_major > 0 && sdk_major > runtime_major) {
       add(p, Severity::error, "driver-too-old-for-hip",
           fmt::format("The driver's HIP runtime is version {} but the HIP SDK is {}", runtime_major, hip->version),
-          windows() ? "Update the AMD Adrenalin driver: HIP SDK 7 libraries need amdhip64_7.dll from a current driver." : "Update the amdgpu driver and ROCm runtime together.");
+          targets_windows(p) ? "Update the AMD Adrenalin driver: HIP SDK 7 libraries need amdhip64_7.dll from a current driver." : "Update the amdgpu driver and ROCm runtime together.");
     }
   }
-  if (windows() && p.hip_runtime.loaded && p.hip_runtime.library.find("amdhip64_6") != std::string::npos && !hip->version.empty() &&
+  if (targets_windows(p) && p.hip_runtime.loaded && p.hip_runtime.library.find("amdhip64_6") != std::string::npos && !hip->version.empty() &&
       compare_versions(hip->version, "7") >= 0) {
     add(p, Severity::error, "driver-too-old-for-hip", "Only amdhip64_6.dll is installed but the HIP SDK is 7 or newer",
         "Update the AMD Adrenalin driver so that it installs amdhip64_7.dll.");
   }
   if (p.hip_installs.size() > 1) {
     add(p, Severity::info, "several-hip-installs", fmt::format("{} HIP SDK / ROCm installs were found; zcuda uses {} ({})", p.hip_installs.size(), hip->root, hip->found_via),
-        windows() ? "Set HIP_PATH to choose another." : "Set ROCM_PATH to choose another.");
+        targets_windows(p) ? "Set HIP_PATH to choose another." : "Set ROCM_PATH to choose another.");
   }
   (void)env;
 }
@@ -213,7 +211,7 @@ void derive_findings(const platform::Environment& env, Profile& p) {
     }
     if (p.hip_runtime.loaded && p.hip_runtime.device_count && *p.hip_runtime.device_count == 0) {
       add(p, Severity::warning, "hip-no-devices", fmt::format("The HIP runtime ({}) sees no GPU although the system lists {} AMD GPU(s)", p.hip_runtime.path, amd.size()),
-          windows() ? "Update the Adrenalin driver; its HIP runtime may not support this GPU." : "Check /dev/kfd access and that ROCm supports this GPU.");
+          targets_windows(p) ? "Update the Adrenalin driver; its HIP runtime may not support this GPU." : "Check /dev/kfd access and that ROCm supports this GPU.");
     }
     for (const auto& d : p.hip_runtime.devices) {
       auto os = std::find_if(amd.begin(), amd.end(), [&](auto* g) { return g->hip_index && *g->hip_index == d.index; });
@@ -237,7 +235,7 @@ void derive_findings(const platform::Environment& env, Profile& p) {
       what += fmt::format("{} CUDA libraries are on the loader's search path (e.g. {})", p.cuda.shadowing.size(), p.cuda.shadowing.front());
     }
     add(p, Severity::warning, "cuda-may-shadow-zluda", what + "; a program may load NVIDIA's libraries instead of ZLUDA's",
-        windows() ? "Use zcuda run, which puts ZLUDA first; or remove the CUDA toolkit's bin folder from PATH and unset CUDA_PATH."
+        targets_windows(p) ? "Use zcuda run, which puts ZLUDA first; or remove the CUDA toolkit's bin folder from PATH and unset CUDA_PATH."
                   : "Use zcuda run, which puts ZLUDA first on LD_LIBRARY_PATH; programs with an RPATH to CUDA's folder still need staging (zcuda stage).");
   }
   if (p.cuda.driver_stub_only && !p.cuda.nvidia_gpu) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 #include "parsers.hpp"
 #include "probes.hpp"
@@ -37,14 +38,12 @@ std::string env_value(const platform::Environment& env, const std::string& key) 
   return it == env.end() ? std::string() : it->second;
 }
 
-bool windows() { return platform::current_os() == platform::Os::windows; }
-
-std::vector<fs::path> library_dirs(const fs::path& root) {
-  if (windows()) return {root / "bin"};
+std::vector<fs::path> library_dirs(const fs::path& root, bool windows) {
+  if (windows) return {root / "bin"};
   return {root / "lib", root / "lib64", root / "lib/x86_64-linux-gnu"};
 }
 
-const std::vector<LibrarySpec>& library_specs() {
+const std::vector<LibrarySpec>& library_specs(bool windows) {
   static const std::vector<LibrarySpec> win = {
       {"hip-runtime", {"amdhip64_7.dll", "amdhip64_6.dll", "amdhip64.dll"}},
       {"rocblas", {"rocblas.dll"}},
@@ -63,10 +62,10 @@ const std::vector<LibrarySpec>& library_specs() {
       {"miopen", {"libMIOpen.so*"}},
       {"hipinfo", {"hipInfo", "hipinfo"}},
   };
-  return windows() ? win : linux;
+  return windows ? win : linux;
 }
 
-std::string read_version(const SystemView& view, const fs::path& root, const std::string& found_via, std::string& source) {
+std::string read_version(const SystemView& view, const fs::path& root, const std::string& found_via, bool windows, std::string& source) {
   if (auto v = view.read_line(root / ".info/version"); v && !v->empty()) {
     source = ".info/version";
     return *v;
@@ -84,7 +83,7 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   // Distribution packages: the HIP runtime's file name carries the version.
   if (found_via == "system") {
     static const std::regex so("libamdhip64\\.so\\.(\\d+\\.\\d+[.\\d]*)");
-    for (const auto& dir : library_dirs(root)) {
+    for (const auto& dir : library_dirs(root, windows)) {
       for (const auto& name : view.list(dir)) {
         std::smatch m;
         if (std::regex_match(name, m, so)) {
@@ -106,29 +105,29 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   return {};
 }
 
-std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env) {
+std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, bool windows) {
   std::vector<Candidate> found;
   auto add = [&](const fs::path& root, const std::string& via) {
     if (!root.empty()) found.push_back({root, via});
   };
-  if (windows()) {
-    add(fs::u8path(env_value(env, "HIP_PATH")), "HIP_PATH");
+  if (windows) {
+    add(platform::path_from_utf8(env_value(env, "HIP_PATH")), "HIP_PATH");
     std::vector<std::pair<std::string, std::string>> versioned;
     static const std::regex hip_path_n("HIP_PATH_(\\d+)", std::regex::icase);
     for (const auto& [key, value] : env) {
       if (std::regex_match(key, hip_path_n)) versioned.emplace_back(key, value);
     }
     std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
-    for (const auto& [key, value] : versioned) add(fs::u8path(value), key);
+    for (const auto& [key, value] : versioned) add(platform::path_from_utf8(value), key);
     std::string program_files = env_value(env, "ProgramFiles");
     if (program_files.empty()) program_files = "C:\\Program Files";
-    fs::path rocm = fs::u8path(program_files) / "AMD" / "ROCm";
+    fs::path rocm = platform::path_from_utf8(program_files) / "AMD" / "ROCm";
     auto versions = view.list(rocm);
     std::sort(versions.begin(), versions.end(), [](auto& a, auto& b) { return compare_versions(a, b) > 0; });
-    for (const auto& v : versions) add(rocm / v, "ProgramFiles");
+    for (const auto& v : versions) add(rocm / platform::path_from_utf8(v), "ProgramFiles");
   } else {
-    add(env_value(env, "ROCM_PATH"), "ROCM_PATH");
-    add(env_value(env, "HIP_PATH"), "HIP_PATH");
+    add(platform::path_from_utf8(env_value(env, "ROCM_PATH")), "ROCM_PATH");
+    add(platform::path_from_utf8(env_value(env, "HIP_PATH")), "HIP_PATH");
     add("/opt/rocm", "/opt/rocm");
     auto entries = view.list("/opt");
     std::vector<std::string> numbered;
@@ -154,8 +153,8 @@ std::vector<std::string> archs_in(const std::vector<std::string>& files, const s
 std::vector<std::string> kernel_files(const SystemView& view, const fs::path& dir) {
   std::vector<std::string> files;
   for (const auto& name : view.list(dir)) {
-    if (name.starts_with("gfx") && view.is_directory(dir / name)) {
-      for (const auto& inner : view.list(dir / name)) files.push_back(name + "/" + inner);
+    if (name.starts_with("gfx") && view.is_directory(dir / platform::path_from_utf8(name))) {
+      for (const auto& inner : view.list(dir / platform::path_from_utf8(name))) files.push_back(name + "/" + inner);
     } else {
       files.push_back(name);
     }
@@ -163,14 +162,15 @@ std::vector<std::string> kernel_files(const SystemView& view, const fs::path& di
   return files;
 }
 
-std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, const char* library) {
+std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, bool windows, const char* library) {
   std::vector<fs::path> dirs;
-  for (const auto& lib : library_dirs(root)) {
+  for (const auto& lib : library_dirs(root, windows)) {
     fs::path dir = lib / library / "library";
     if (view.is_directory(dir)) dirs.push_back(dir);
     // Debian's packages use <lib>/rocblas/<version>/library.
     for (const auto& sub : view.list(lib / library)) {
-      if (sub != "library" && view.is_directory(lib / library / sub / "library")) dirs.push_back(lib / library / sub / "library");
+      const fs::path versioned = lib / library / platform::path_from_utf8(sub) / "library";
+      if (sub != "library" && view.is_directory(versioned)) dirs.push_back(versioned);
     }
   }
   return dirs;
@@ -184,7 +184,8 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
   for (const auto& g : profile.gpus) {
     if (g.vendor_id == kVendorAmd && !g.gfx.empty() && std::find(gfxs.begin(), gfxs.end(), g.gfx) == gfxs.end()) gfxs.push_back(g.gfx);
   }
-  for (const auto& candidate : candidates(view, env)) {
+  const bool windows = targets_windows(profile);
+  for (const auto& candidate : candidates(view, env, windows)) {
     if (!view.is_directory(candidate.root)) continue;
     std::string key = view.canonical(candidate.root).lexically_normal().string();
     while (key.size() > 1 && (key.back() == '/' || key.back() == '\\')) key.pop_back();
@@ -193,16 +194,16 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
     HipInstall install;
     install.root = candidate.root.string();
     install.found_via = candidate.found_via;
-    for (const auto& spec : library_specs()) {
+    for (const auto& spec : library_specs(windows)) {
       HipLibrary library{spec.component, false, {}};
-      std::vector<fs::path> dirs = library_dirs(candidate.root);
+      std::vector<fs::path> dirs = library_dirs(candidate.root, windows);
       if (std::string(spec.component) == "hipinfo") dirs = {candidate.root / "bin"};
       for (const auto& dir : dirs) {
         for (const auto& file : view.list(dir)) {
           for (const char* pattern : spec.names) {
             if (!library.found && name_matches(file, pattern)) {
               library.found = true;
-              library.path = (dir / file).string();
+              library.path = (dir / platform::path_from_utf8(file)).string();
             }
           }
         }
@@ -218,15 +219,15 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
       profile.probe_notes.push_back(fmt::format("{} ({}) holds no HIP runtime or rocBLAS; ignored", install.root, candidate.found_via));
       continue;
     }
-    install.version = read_version(view, candidate.root, candidate.found_via, install.version_source);
+    install.version = read_version(view, candidate.root, candidate.found_via, windows, install.version_source);
 
     static const std::regex tensile("TensileLibrary.*_(gfx[0-9a-f]+)\\.dat$");
     static const std::regex any_gfx("(gfx[0-9a-f]{3,4})");
     std::vector<std::string> rocblas_files, hipblaslt_files;
-    for (const auto& dir : kernel_dirs(view, candidate.root, "rocblas")) {
+    for (const auto& dir : kernel_dirs(view, candidate.root, windows, "rocblas")) {
       for (auto& f : kernel_files(view, dir)) rocblas_files.push_back(f);
     }
-    for (const auto& dir : kernel_dirs(view, candidate.root, "hipblaslt")) {
+    for (const auto& dir : kernel_dirs(view, candidate.root, windows, "hipblaslt")) {
       for (auto& f : kernel_files(view, dir)) hipblaslt_files.push_back(f);
     }
     install.rocblas_archs = archs_in(rocblas_files, tensile);
@@ -234,7 +235,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
     for (const auto& gfx : gfxs) {
       KernelSupport k;
       for (const auto& f : rocblas_files) {
-        std::string base = fs::path(f).filename().string();
+        std::string base = platform::path_from_utf8(f).filename().string();
         if (base.starts_with("TensileLibrary") && base.ends_with("_" + gfx + ".dat")) {
           k.rocblas = true;
           k.rocblas_files.push_back(f);

@@ -41,7 +41,7 @@ std::string fixed_string(const unsigned char* props, std::size_t offset, std::si
 
 std::vector<std::string> library_candidates(const Profile& profile) {
   std::vector<std::string> names;
-  if (platform::current_os() == platform::Os::windows) {
+  if (targets_windows(profile)) {
     // The driver's copies in System32, newest HIP major first, as ZLUDA loads them.
     auto system = platform::windows::system_directory();
     for (const char* dll : {"amdhip64_7.dll", "amdhip64_6.dll"}) {
@@ -83,8 +83,8 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
   // the process ends is unsafe (and its allocations would then be reported as leaks).
   library->keep_loaded();
   hip.path = library->path().string();
-  if (platform::current_os() == platform::Os::windows) {
-    if (auto version = platform::windows::file_version(hip.path)) hip.file_version = *version;
+  if (targets_windows(profile)) {
+    if (auto version = platform::windows::file_version(library->path())) hip.file_version = *version;
   }
   auto runtime_version = library->function<IntFn>("hipRuntimeGetVersion");
   auto driver_version = library->function<IntFn>("hipDriverGetVersion");

@@ -7,6 +7,10 @@
 
 namespace zcuda::detect {
 
+// Which rules the probes apply: Windows' for a live Windows machine, Linux's otherwise (a captured
+// --root tree is a Linux machine's, whichever OS reads it).
+inline bool targets_windows(const Profile& profile) { return profile.os == "windows"; }
+
 // Linux: PCI display devices, DRM cards and KFD topology nodes, merged into profile.gpus.
 void probe_linux_gpus(const SystemView& view, Profile& profile);
 // Linux: amdgpu module state and /dev/kfd access.

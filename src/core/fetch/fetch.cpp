@@ -7,11 +7,12 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/fetch/retry.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "internal.hpp"
@@ -258,7 +259,7 @@ Error combine(std::vector<std::pair<std::string, Error>> failures) {
 Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Cache& cache, const Request& request,
                               const Options& options) {
   std::vector<fs::path> candidates;
-  if (!request.file_name.empty()) candidates.push_back(folder / fs::path(request.file_name).filename());
+  if (!request.file_name.empty()) candidates.push_back(folder / platform::path_from_utf8(request.file_name).filename());
   candidates.push_back(folder / request.sha256);
   std::vector<std::pair<std::string, Error>> failures;
   for (const auto& candidate : candidates) {

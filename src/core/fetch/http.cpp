@@ -11,9 +11,9 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/retry.hpp>
 #include <zcuda/platform/files.hpp>

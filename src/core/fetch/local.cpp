@@ -7,11 +7,12 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 #include "internal.hpp"
 
@@ -43,7 +44,7 @@ Result<fs::path> path_of_file_url(const std::string& url) {
   if (platform::current_os() == platform::Os::windows && text.size() >= 3 && text[0] == '/' && text[2] == ':') {
     text.erase(0, 1);
   }
-  return fs::path(std::u8string(text.begin(), text.end()));
+  return platform::path_from_utf8(text);
 }
 
 Attempt local_copy(const fs::path& source, const std::string& label, Partial& partial, const Request& request,

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 #include "internal.hpp"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <openssl/evp.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/platform/files.hpp>
 

@@ -3,12 +3,13 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
 #include <zcuda/archive/archive.hpp>
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "layout.hpp"
@@ -64,7 +65,7 @@ Result<std::vector<archive::WrittenEntry>> place_single_file(const manifest::Art
 Status check_expected(const manifest::Artifact& a, const fs::path& dir) {
   for (const auto& expected : a.expected_files) {
     std::error_code ec;
-    if (!fs::exists(dir / fs::path(std::u8string(expected.begin(), expected.end())), ec)) {
+    if (!fs::exists(dir / platform::path_from_utf8(expected), ec)) {
       Error e{ErrorKind::invalid_input, fmt::format("{} does not contain the expected file {}", a.id, expected),
               "The manifest's \"root\" or \"expected_files\" does not match the archive; nothing was installed.", {}};
       return std::unexpected(std::move(e));

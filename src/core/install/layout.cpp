@@ -7,20 +7,21 @@
 
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process_id.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 
 namespace zcuda::install::layout {
 
 namespace fs = std::filesystem;
 
-fs::path component_dir(const app::Home& home, const std::string& component) { return home.installs() / component; }
+fs::path component_dir(const app::Home& home, const std::string& component) { return home.installs() / platform::path_from_utf8(component); }
 
 fs::path version_dir(const app::Home& home, const std::string& component, const std::string& version) {
-  return component_dir(home, component) / version;
+  return component_dir(home, component) / platform::path_from_utf8(version);
 }
 
 fs::path receipt_path(const app::Home& home, const std::string& component, const std::string& version) {
-  return component_dir(home, component) / (version + ".receipt.json");
+  return component_dir(home, component) / platform::path_from_utf8(version + ".receipt.json");
 }
 
 fs::path pointer_path(const app::Home& home, const std::string& component) { return component_dir(home, component) / "current"; }
@@ -31,7 +32,7 @@ fs::path cache_dir(const app::Home& home) { return home.cache; }
 
 fs::path temp_sibling(const app::Home& home, const std::string& component, const std::string& version, const char* kind) {
   static std::atomic<int> counter{0};
-  return component_dir(home, component) / fmt::format(".{}-{}-{}-{}", kind, version, platform::current_process_id(), counter++);
+  return component_dir(home, component) / platform::path_from_utf8(fmt::format(".{}-{}-{}-{}", kind, version, platform::current_process_id(), counter++));
 }
 
 void remove_leftovers(const app::Home& home) {

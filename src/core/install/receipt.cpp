@@ -9,6 +9,7 @@
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::install {
 
@@ -30,7 +31,7 @@ std::string_view type_name(Type type) {
 }
 
 fs::path under(const fs::path& dir, const std::string& relative) {
-  return dir / fs::path(std::u8string(relative.begin(), relative.end()));
+  return dir / platform::path_from_utf8(relative);
 }
 
 }  // namespace

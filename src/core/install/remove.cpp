@@ -1,7 +1,7 @@
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>

@@ -7,6 +7,7 @@
 
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/platform/process.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
 
@@ -29,7 +30,7 @@ DetectedSettings settings_from_profile(const detect::Profile& profile) {
     }
     if (!chosen->gfx.empty()) settings.gfx = chosen->gfx;
   }
-  if (const auto* hip = profile.selected_hip()) settings.hip_root = std::filesystem::u8path(hip->root);
+  if (const auto* hip = profile.selected_hip()) settings.hip_root = platform::path_from_utf8(hip->root);
   return settings;
 }
 

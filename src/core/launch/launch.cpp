@@ -8,10 +8,11 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
 
@@ -75,9 +76,9 @@ std::string prepend(const std::vector<fs::path>& first, const std::optional<std:
 
 std::optional<fs::path> find_hip(const LaunchOptions& options, const platform::Environment& env) {
   if (options.hip_path) return options.hip_path;
-  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return fs::u8path(*hip);
+  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return platform::path_from_utf8(*hip);
   if (options.os == Os::linux) {
-    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return fs::u8path(*rocm);
+    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return platform::path_from_utf8(*rocm);
     if (is_dir("/opt/rocm")) return fs::path("/opt/rocm");
   }
   return std::nullopt;
@@ -108,7 +109,7 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
   auto usable = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
   if (has_separator || program.is_absolute()) {
     if (usable(program)) return fs::absolute(program);
-    if (os == Os::windows && usable(fs::path(text + ".exe"))) return fs::absolute(fs::path(text + ".exe"));
+    if (os == Os::windows && usable(platform::path_from_utf8(text + ".exe"))) return fs::absolute(platform::path_from_utf8(text + ".exe"));
     return fail(ErrorKind::not_found, fmt::format("{} does not exist", program), "Check the program's path.");
   }
   // Windows also finds a program in the current folder.
@@ -119,13 +120,13 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
     while (start <= path->size()) {
       auto end = path->find(list_separator(os), start);
       if (end == std::string::npos) end = path->size();
-      if (end > start) dirs.push_back(fs::u8path(path->substr(start, end - start)));
+      if (end > start) dirs.push_back(platform::path_from_utf8(path->substr(start, end - start)));
       start = end + 1;
     }
   }
   for (const auto& d : dirs) {
     if (usable(d / program)) return fs::absolute(d / program);
-    if (os == Os::windows && usable(d / (text + ".exe"))) return fs::absolute(d / (text + ".exe"));
+    if (os == Os::windows && usable(d / platform::path_from_utf8(text + ".exe"))) return fs::absolute(d / platform::path_from_utf8(text + ".exe"));
   }
   return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
               "Give the program's path (for example ./" + text + ").");

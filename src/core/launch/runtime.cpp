@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
 
@@ -46,7 +47,7 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
   if (version.empty() || version.find_first_of("/\\:") != std::string::npos || version == "." || version == "..") {
     return fail(ErrorKind::invalid_input, fmt::format("{} does not name a version", pointer), none_hint);
   }
-  const fs::path dir = base / fs::u8path(version);
+  const fs::path dir = base / platform::path_from_utf8(version);
   // ZLUDA's archives hold one top folder, zluda/; accept the files at either level.
   for (const fs::path& candidate : {dir, dir / "zluda"}) {
     if (holds_driver(candidate)) return RuntimeLocation{candidate, "installed", version};

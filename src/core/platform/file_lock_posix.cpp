@@ -9,8 +9,8 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::platform {

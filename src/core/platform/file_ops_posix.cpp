@@ -6,8 +6,8 @@
 #include <cerrno>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::platform {

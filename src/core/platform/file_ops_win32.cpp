@@ -3,8 +3,8 @@
 #include <windows.h>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::platform {

@@ -7,13 +7,14 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
 #ifdef _WIN32
 #include <windows.h>
 #else
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <zcuda/core/path_format.hpp>
 #endif
 
 namespace zcuda::platform {

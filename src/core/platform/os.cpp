@@ -5,6 +5,7 @@
 
 #ifdef _WIN32
 #include <windows.h>
+#include <shellapi.h>
 
 #include "utf8_win32.hpp"
 #endif
@@ -39,7 +40,19 @@ std::optional<std::string> get_env(std::string_view name) {
   value.resize(n);
   return narrow(value);
 }
+
+std::vector<std::string> command_line_arguments(int argc, char** argv) {
+  int count = 0;
+  wchar_t** wide = CommandLineToArgvW(GetCommandLineW(), &count);
+  if (wide == nullptr) return {argv, argv + argc};
+  std::vector<std::string> args;
+  for (int i = 0; i < count; ++i) args.push_back(narrow(wide[i]));
+  LocalFree(wide);
+  return args;
+}
 #else
+std::vector<std::string> command_line_arguments(int argc, char** argv) { return {argv, argv + argc}; }
+
 std::optional<std::string> get_env(std::string_view name) {
   const char* value = std::getenv(std::string(name).c_str());
   if (value == nullptr) return std::nullopt;

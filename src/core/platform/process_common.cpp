@@ -69,8 +69,8 @@ std::string describe_exit(const ProcessResult& result) {
 #endif
     return fmt::format("killed by signal {}", *result.signal);
   }
-  if (result.exception_code) {
-    return fmt::format("crashed with exception 0x{:08X} ({})", *result.exception_code, exception_name(*result.exception_code));
+  if (result.exception_status) {
+    return fmt::format("crashed with exception 0x{:08X} ({})", *result.exception_status, exception_name(*result.exception_status));
   }
   return fmt::format("exit code {}", result.exit_code);
 }

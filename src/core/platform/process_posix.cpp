@@ -11,7 +11,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
+
+#include <zcuda/core/path_format.hpp>
 
 extern char** environ;
 

@@ -37,6 +37,10 @@ void drain(HANDLE pipe, std::string* target, std::size_t limit) {
   }
 }
 
+// winerror.h's ERROR_ELEVATION_REQUIRED, which MinGW's headers lack: the program's manifest asks
+// for administrator rights.
+constexpr DWORD kElevationRequired = 740;
+
 // Ctrl-C in the console reaches every process attached to it, the child included; zcuda itself
 // must not die of it while the child decides what to do.
 BOOL WINAPI ignore_ctrl(DWORD type) { return type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT; }
@@ -117,7 +121,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       return fail(ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.");
     }
     return fail(ErrorKind::environment, fmt::format("Could not start {}: Windows error {}", program, code),
-                code == ERROR_ELEVATION_REQUIRED ? "The program needs administrator rights: run zcuda from an elevated terminal." : "");
+                code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "");
   }
   Handle process, thread;
   process.h = info.hProcess;
@@ -151,7 +155,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   result.exit_code = static_cast<int>(code);
   // NTSTATUS error codes (0xC...) mean the process died of an exception, not by calling exit().
-  if (!result.timed_out && (code & 0xF0000000u) == 0xC0000000u) result.exception_code = code;
+  if (!result.timed_out && (code & 0xF0000000u) == 0xC0000000u) result.exception_status = code;
   return result;
 }
 

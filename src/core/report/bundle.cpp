@@ -8,8 +8,8 @@
 #include <ctime>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::report {

@@ -1,5 +1,6 @@
 // Gathers the report: system, detect profile, installs with an integrity check, the last verify
 // results, recent runs and an allowlist of environment variables.
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/report/report.hpp>
 
 #include <algorithm>
@@ -85,7 +86,7 @@ nlohmann::json installs_section(const CollectOptions& options) {
     std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
     component["current"] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
     // docs/install.md: installs/<component>/<version>.receipt.json beside the version folder.
-    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / (version + ".receipt.json"));
+    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / platform::path_from_utf8(version + ".receipt.json"));
     if (!receipt) {
       component["receipt"] = nullptr;
       component["integrity"] = version.empty() ? "no current version" : "no receipt";
@@ -104,7 +105,7 @@ nlohmann::json installs_section(const CollectOptions& options) {
     for (const auto& file : receipt->value("files", nlohmann::json::array())) {
       if (file.value("type", "file") != "file") continue;  // folders and links carry no digest
       std::string rel = file.value("path", "");
-      fs::path path = it->path() / version / fs::u8path(rel);
+      fs::path path = it->path() / platform::path_from_utf8(version) / platform::path_from_utf8(rel);
       ++checked;
       std::error_code fec;
       auto size = fs::file_size(path, fec);

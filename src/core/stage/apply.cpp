@@ -2,8 +2,8 @@
 #include <chrono>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>

@@ -1,8 +1,8 @@
 #include <zcuda/stage/describe.hpp>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/ui/table.hpp>
 
 namespace zcuda::stage {

@@ -1,7 +1,8 @@
+#include <zcuda/core/path_format.hpp>
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/journal.hpp>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 #include <nlohmann/json.hpp>
 
 #include <zcuda/platform/files.hpp>
@@ -89,11 +90,11 @@ Result<Journal> parse_journal(std::string_view text) {
     journal.started = j.value("started", "");
     for (const auto& s : j.at("steps")) {
       Step step;
-      step.path = fs::path(s.at("path").get<std::string>());
+      step.path = platform::path_from_utf8(s.at("path").get<std::string>());
       const auto action = s.at("action").get<std::string>();
       if (action != "add" && action != "replace") return bad("unknown action " + action);
       step.replaces = action == "replace";
-      step.source = fs::path(s.at("source").get<std::string>());
+      step.source = platform::path_from_utf8(s.at("source").get<std::string>());
       if (!s.at("method").is_null()) step.method = s.at("method").get<std::string>();
       if (!s.at("original_sha256").is_null()) step.original_sha256 = s.at("original_sha256").get<std::string>();
       step.staged_sha256 = s.at("staged_sha256").get<std::string>();
@@ -102,7 +103,7 @@ Result<Journal> parse_journal(std::string_view text) {
       if (s.contains("staged_mtime_ns") && !s.at("staged_mtime_ns").is_null()) {
         step.staged_mtime_ns = s.at("staged_mtime_ns").get<std::int64_t>();
       }
-      if (!s.at("backup").is_null()) step.backup = fs::path(s.at("backup").get<std::string>());
+      if (!s.at("backup").is_null()) step.backup = platform::path_from_utf8(s.at("backup").get<std::string>());
       auto state = step_state(s.at("state").get<std::string>());
       if (!state) return bad("unknown step state");
       step.state = *state;

@@ -8,10 +8,11 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <fmt/std.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
 #include "runtime_digests.hpp"
@@ -134,7 +135,7 @@ Result<Plan> make_plan(const PlanOptions& options) {
 
   // Walk the tree: existing file names per folder, and the imports of every binary.
   std::map<fs::path, std::set<std::string>> files_in;  // folder (relative) -> folded names
-  std::map<std::string, fs::path> existing_name;       // folded "folder/name" -> real name
+  std::map<std::string, std::string> existing_name;    // folded "folder/name" -> real name
   std::vector<Binary> binaries;
   files_in[fs::path()];
   std::size_t entries = 0;
@@ -154,7 +155,7 @@ Result<Plan> make_plan(const PlanOptions& options) {
     }
     const std::string name = entry.path().filename().string();
     files_in[relative.parent_path()].insert(fold(name, os));
-    existing_name[fold((relative.parent_path() / name).generic_string(), os)] = name;
+    existing_name[fold((relative.parent_path() / platform::path_from_utf8(name)).generic_string(), os)] = name;
     if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !is_candidate_binary(entry, os)) continue;
     auto imports = binfmt::read_imports(entry.path());
     if (!imports) {
@@ -174,12 +175,12 @@ Result<Plan> make_plan(const PlanOptions& options) {
   auto place = [&](const fs::path& folder, const RuntimeFile& file, std::string reason) {
     if (!has_backend(file.family, plan.backends) && !options.all) return;
     // Keep the name the folder already uses (Windows names match case-insensitively).
-    const std::string key = fold((folder / file.name).generic_string(), os);
+    const std::string key = fold((folder / platform::path_from_utf8(file.name)).generic_string(), os);
     std::string name = file.name;
     if (auto found = existing_name.find(key); found != existing_name.end()) name = found->second;
     auto [slot, inserted] = placements.try_emplace(key);
     if (!inserted) return;
-    slot->second.relative = folder / name;
+    slot->second.relative = folder / platform::path_from_utf8(name);
     slot->second.source = file.path;
     slot->second.name = name;
     slot->second.family = std::string(file.family.id);

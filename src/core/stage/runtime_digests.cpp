@@ -4,6 +4,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::stage::detail {
 
@@ -17,7 +18,7 @@ std::map<std::string, ReceiptFile> read_runtime_receipt(const fs::path& runtime_
   if (ec) return out;
   const std::string version = dir.filename().string();
   if (version.empty() || dir.parent_path().filename() != "zluda") return out;
-  const fs::path file = dir.parent_path() / (version + ".receipt.json");
+  const fs::path file = dir.parent_path() / platform::path_from_utf8(version + ".receipt.json");
   if (!fs::is_regular_file(file, ec)) return out;
   auto text = platform::read_file(file, 256u << 20);
   if (!text) return out;
@@ -28,7 +29,7 @@ std::map<std::string, ReceiptFile> read_runtime_receipt(const fs::path& runtime_
   try {
     for (const auto& item : doc.at("files")) {
       if (item.at("type").get<std::string>() != "file") continue;
-      const fs::path rel = fs::path(item.at("path").get<std::string>()).lexically_normal();
+      const fs::path rel = platform::path_from_utf8(item.at("path").get<std::string>()).lexically_normal();
       out[rel.generic_string()] = ReceiptFile{item.at("size").get<std::uint64_t>(), item.at("sha256").get<std::string>()};
     }
   } catch (const json::exception&) {

@@ -4,8 +4,8 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <fmt/std.h>
 
+#include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>

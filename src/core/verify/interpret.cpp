@@ -63,7 +63,7 @@ CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& proc
     r.status = "timeout";
     r.detail = fmt::format("no result within {} s; the probe and its child processes were killed{}", timeout.count(),
                            parsed ? fmt::format(" (it had reported {}: {})", parsed->value("status", ""), parsed->value("detail", "")) : "");
-  } else if (process.signal || process.exception_code) {
+  } else if (process.signal || process.exception_status) {
     r.status = "crash";
     r.detail = fmt::format("the probe {}{}", r.exit,
                            parsed ? fmt::format(" after reporting {}: {}", parsed->value("status", ""), parsed->value("detail", "")) : "");

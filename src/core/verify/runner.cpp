@@ -1,3 +1,4 @@
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/verify/verify.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
@@ -155,7 +156,7 @@ Result<Report> run(const Options& options) {
   std::vector<std::map<std::string, std::string>::iterator> pending;
   for (auto it = digests.begin(); it != digests.end(); ++it) pending.push_back(it);
   parallel_for(pending.size(), report.jobs, [&](std::size_t k) {
-    auto digest = fetch::sha256_file(pending[k]->first);
+    auto digest = fetch::sha256_file(platform::path_from_utf8(pending[k]->first));
     if (digest) pending[k]->second = *digest;  // each thread writes its own entry
   });
   for (auto& c : report.checks) {

@@ -1,3 +1,4 @@
+#include <zcuda/platform/utf8.hpp>
 #include <zcuda/verify/verify.hpp>
 
 #include <system_error>
@@ -35,7 +36,7 @@ Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
     return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + pointer.string() + " does not hold a version",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
-  auto dir = base / version;
+  auto dir = base / platform::path_from_utf8(version);
   if (!std::filesystem::is_directory(dir, ec)) {
     return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + dir.string() + " is missing",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
@@ -70,11 +71,12 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
 Result<std::filesystem::path> find_probe() {
   if (auto from_env = platform::get_env("ZCUDA_PROBE"); from_env && !from_env->empty()) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(*from_env, ec)) {
+    const auto probe = platform::path_from_utf8(*from_env);
+    if (!std::filesystem::is_regular_file(probe, ec)) {
       return fail(ErrorKind::not_found, "ZCUDA_PROBE names " + *from_env + ", which does not exist",
                   "Unset ZCUDA_PROBE to use the zcuda-probe installed beside zcuda.");
     }
-    return std::filesystem::path(*from_env);
+    return probe;
   }
   auto self = platform::current_executable();
   if (!self) return std::unexpected(self.error());
