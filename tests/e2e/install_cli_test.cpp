@@ -13,6 +13,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "archive/archive_builder.hpp"
+#include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -113,7 +114,7 @@ struct Scene {
     write_archive(archive, ArchiveType::zip, entries);
     sha256 = fetch::sha256_file(archive).value();
     size = fs::file_size(archive);
-    write_manifest("file://" + archive.string());
+    write_manifest(test::file_url(archive));
   }
 
   void write_manifest(const std::string& url) {

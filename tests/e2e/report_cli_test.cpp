@@ -4,6 +4,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 
+#include "support/file_url.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -97,7 +98,7 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   auto digest = fetch::sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
   nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
-                          {"url", "file://" + (dir / "z.zip").string()}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},
+                          {"url", test::file_url(dir / "z.zip")}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},
                           {"archive", "zip"}, {"root", "zluda"}, {"optional", false}, {"license", "test"}};
   write_file(dir / "m.json", nlohmann::json{{"schema", 1}, {"artifacts", {entry}}}.dump());
   CommandOptions o;

@@ -1,9 +1,14 @@
 #include "support/http_server.hpp"
 
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -18,6 +23,29 @@
 namespace zcuda::test {
 
 namespace {
+
+// The few places where Winsock and BSD sockets differ.
+#ifdef _WIN32
+using native_socket = SOCKET;
+using io_size = int;
+constexpr int kShutdownBoth = SD_BOTH;
+constexpr int kSendFlags = 0;
+void close_socket(std::intptr_t s) { ::closesocket(static_cast<native_socket>(s)); }
+struct WinsockStarted {
+  WinsockStarted() {
+    WSADATA data;
+    if (WSAStartup(MAKEWORD(2, 2), &data) != 0) throw std::runtime_error("WSAStartup failed");
+  }
+};
+#else
+using native_socket = int;
+using io_size = std::size_t;
+constexpr int kShutdownBoth = SHUT_RDWR;
+constexpr int kSendFlags = MSG_NOSIGNAL;  // a client that hangs up must not raise SIGPIPE
+void close_socket(std::intptr_t s) { ::close(static_cast<native_socket>(s)); }
+#endif
+native_socket native(std::intptr_t s) { return static_cast<native_socket>(s); }
+void shutdown_socket(std::intptr_t s) { ::shutdown(native(s), kShutdownBoth); }
 
 std::string lower(std::string text) {
   std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -70,13 +98,13 @@ bool parse_range(const std::string& value, std::size_t& first, std::optional<std
 }  // namespace
 
 struct HttpServer::Connection {
-  int fd;
+  Socket fd;
   SSL* ssl = nullptr;
 
   bool write_all(const char* data, std::size_t size) {
     while (size > 0) {
       long n = ssl ? SSL_write(ssl, data, static_cast<int>(std::min<std::size_t>(size, 1 << 20)))
-                   : ::send(fd, data, size, MSG_NOSIGNAL);
+                   : static_cast<long>(::send(native(fd), data, static_cast<io_size>(std::min<std::size_t>(size, 1 << 20)), kSendFlags));
       if (n <= 0) return false;
       data += n;
       size -= static_cast<std::size_t>(n);
@@ -85,7 +113,7 @@ struct HttpServer::Connection {
   }
   bool write_all(const std::string& text) { return write_all(text.data(), text.size()); }
   long read_some(char* buffer, std::size_t size) {
-    return ssl ? SSL_read(ssl, buffer, static_cast<int>(size)) : ::recv(fd, buffer, size, 0);
+    return ssl ? SSL_read(ssl, buffer, static_cast<int>(size)) : static_cast<long>(::recv(native(fd), buffer, static_cast<io_size>(size), 0));
   }
 };
 
@@ -101,21 +129,28 @@ TlsFiles make_self_signed_cert(const std::filesystem::path& folder) {
 }
 
 HttpServer::HttpServer() {
+#ifdef _WIN32
+  static const WinsockStarted winsock;
+  const native_socket listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (listener == INVALID_SOCKET) throw std::runtime_error("socket failed");
+  listen_fd_ = static_cast<Socket>(listener);
+#else
   // A client that hangs up mid-body must not kill the test process.
   std::signal(SIGPIPE, SIG_IGN);
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) throw std::runtime_error("socket failed");
   int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(native(listen_fd_), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+#endif
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = 0;
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listen_fd_, 64) != 0) {
+  if (::bind(native(listen_fd_), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(native(listen_fd_), 64) != 0) {
     throw std::runtime_error("bind/listen on loopback failed");
   }
   socklen_t length = sizeof address;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
+  getsockname(native(listen_fd_), reinterpret_cast<sockaddr*>(&address), &length);
   port_ = ntohs(address.sin_port);
   acceptor_ = std::thread([this] { accept_loop(); });
 }
@@ -134,13 +169,19 @@ HttpServer::~HttpServer() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+    for (Socket fd : open_fds_) shutdown_socket(fd);
   }
   stopping_cv_.notify_all();
-  ::shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
+#ifdef _WIN32
+  close_socket(listen_fd_);  // wakes accept() (shutdown does not on Windows)
   if (acceptor_.joinable()) acceptor_.join();
   for (auto& worker : workers_) worker.join();
-  ::close(listen_fd_);
+#else
+  shutdown_socket(listen_fd_);  // wakes accept()
+  if (acceptor_.joinable()) acceptor_.join();
+  for (auto& worker : workers_) worker.join();
+  close_socket(listen_fd_);
+#endif
   if (tls_ != nullptr) SSL_CTX_free(static_cast<SSL_CTX*>(tls_));
 }
 
@@ -179,7 +220,12 @@ bool HttpServer::pause(std::chrono::milliseconds duration) {
 
 void HttpServer::accept_loop() {
   for (;;) {
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+#ifdef _WIN32
+    const native_socket accepted = ::accept(native(listen_fd_), nullptr, nullptr);
+    const Socket fd = accepted == INVALID_SOCKET ? -1 : static_cast<Socket>(accepted);
+#else
+    const Socket fd = ::accept4(native(listen_fd_), nullptr, nullptr, SOCK_CLOEXEC);
+#endif
     if (fd < 0) {
       std::lock_guard lock(mutex_);
       if (stopping_) return;
@@ -187,7 +233,7 @@ void HttpServer::accept_loop() {
     }
     std::lock_guard lock(mutex_);
     if (stopping_) {
-      ::close(fd);
+      close_socket(fd);
       return;
     }
     open_fds_.push_back(fd);
@@ -195,7 +241,7 @@ void HttpServer::accept_loop() {
   }
 }
 
-void HttpServer::handle(int fd) {
+void HttpServer::handle(Socket fd) {
   Connection c{fd};
   bool reset = false;
   auto finish = [&] {
@@ -209,15 +255,15 @@ void HttpServer::handle(int fd) {
     }
     if (reset) {
       linger hard{1, 0};  // close() now sends RST
-      setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+      setsockopt(native(fd), SOL_SOCKET, SO_LINGER, reinterpret_cast<const char*>(&hard), sizeof hard);
     }
-    ::close(fd);
+    close_socket(fd);
   };
   {
     std::lock_guard lock(mutex_);
     if (tls_ != nullptr) {
       c.ssl = SSL_new(static_cast<SSL_CTX*>(tls_));
-      SSL_set_fd(c.ssl, fd);
+      SSL_set_fd(c.ssl, static_cast<int>(fd));
     }
   }
   if (c.ssl != nullptr && SSL_accept(c.ssl) != 1) {  // e.g. the client refused our certificate

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -80,12 +81,13 @@ class HttpServer {
 
  private:
   struct Connection;
+  using Socket = std::intptr_t;  // a POSIX fd or a Winsock SOCKET
   void accept_loop();
-  void handle(int fd);
+  void handle(Socket fd);
   bool pause(std::chrono::milliseconds duration);  // false when the server is stopping
 
   void* tls_ = nullptr;  // SSL_CTX*
-  int listen_fd_ = -1;
+  Socket listen_fd_ = -1;
   int port_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable stopping_cv_;
@@ -93,7 +95,7 @@ class HttpServer {
   std::map<std::string, HttpResource> resources_;
   std::map<std::string, std::deque<HttpFault>> faults_;
   std::vector<HttpRequest> log_;
-  std::vector<int> open_fds_;
+  std::vector<Socket> open_fds_;
   std::vector<std::thread> workers_;
   std::thread acceptor_;
 };

@@ -77,11 +77,35 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   return result;
 }
 
-CommandResult run_zcuda(const std::vector<std::string>& args, CommandOptions options) {
-  std::vector<std::string> argv = {ZCUDA_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
-  options.set_env.try_emplace("NO_COLOR", "1");
-  return run_command(argv, options);
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  handle_ = pid;
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (!waited_) {
+    ::kill(static_cast<pid_t>(handle_), SIGKILL);
+    wait();
+  }
+}
+
+void BackgroundProcess::kill(int signal) { ::kill(static_cast<pid_t>(handle_), signal); }
+
+int BackgroundProcess::wait() {
+  if (waited_) return status_;
+  int status = 0;
+  waitpid(static_cast<pid_t>(handle_), &status, 0);
+  waited_ = true;
+  status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return status_;
 }
 
 }  // namespace zcuda::test

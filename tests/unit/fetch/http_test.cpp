@@ -11,6 +11,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "fetch_test_util.hpp"
+#include "support/file_url.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/http_server.hpp"
 
@@ -404,7 +405,7 @@ TEST_F(FetchTest, RedirectToAFileUrlIsRefused) {
   HttpServer server;
   std::string body = make_body(100);
   test::write_file(dir / "local", body);
-  server.push_fault("/old", {.status = 302, .location = "file://" + (dir / "local").string()});
+  server.push_fault("/old", {.status = 302, .location = test::file_url(dir / "local")});
   auto got = fetch(request_for(body, {server.url("/old")}), cache, fast_options());
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().kind, ErrorKind::network);
@@ -455,6 +456,7 @@ TEST_F(FetchTest, RefusedConnectionIsANetworkErrorAfterRetries) {
 }
 
 TEST_F(FetchTest, FullDiskIsAnIoErrorAndThePartialStaysAPrefix) {
+  ZCUDA_REQUIRE_FILE_SIZE_LIMIT();
   HttpServer server;
   std::string body = make_body(1u << 20);
   server.serve("/a", {.body = body});

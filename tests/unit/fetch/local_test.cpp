@@ -4,6 +4,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "fetch_test_util.hpp"
+#include "support/file_url.hpp"
 #include "support/http_server.hpp"
 
 namespace zcuda::fetch::testing {
@@ -15,7 +16,7 @@ TEST_F(FetchTest, FileUrlIsVerifiedAndCopied) {
   std::string body = make_body(2'500'000);
   fs::path source = dir / "mirror dir" / "a b.zip";
   test::write_file(source, body);
-  std::string url = "file://" + (dir / "mirror%20dir" / "a%20b.zip").string();
+  std::string url = test::file_url(dir / "mirror dir" / "a b.zip");
   auto got = fetch(request_for(body, {url}), cache, fast_options());
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->source, url);
@@ -27,7 +28,7 @@ TEST_F(FetchTest, MissingFileUrlFallsBackToTheNextMirror) {
   test::HttpServer server;
   std::string body = make_body(1000);
   server.serve("/a", {.body = body});
-  auto got = fetch(request_for(body, {"file://" + (dir / "absent.zip").string(), server.url("/a")}), cache,
+  auto got = fetch(request_for(body, {test::file_url(dir / "absent.zip"), server.url("/a")}), cache,
                    fast_options());
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->source, server.url("/a"));
@@ -36,7 +37,7 @@ TEST_F(FetchTest, MissingFileUrlFallsBackToTheNextMirror) {
 TEST_F(FetchTest, FileUrlWithOtherBytesIsRefused) {
   std::string body = make_body(1000);
   test::write_file(dir / "a.zip", make_body(1000, 4));
-  auto request = request_for(body, {"file://" + (dir / "a.zip").string()});
+  auto request = request_for(body, {test::file_url(dir / "a.zip")});
   auto got = fetch(request, cache, fast_options());
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().kind, ErrorKind::integrity);

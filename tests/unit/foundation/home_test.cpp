@@ -1,32 +1,20 @@
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 
 #include <zcuda/app/home.hpp>
+#include <zcuda/platform/utf8.hpp>
 
+#include "support/environment.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::app {
 namespace {
 
-// Sets an environment variable for one test and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1); else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1); else unsetenv(name_);
-  }
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
+using platform::path_to_utf8;
 
 TEST(Home, FlagWinsOverEnvironment) {
   test::TempDir dir;
-  ScopedEnv env("ZCUDA_HOME", "/somewhere/else");
+  ScopedEnv env("ZCUDA_HOME", path_to_utf8(dir / "somewhere else"));
   auto home = resolve_home(dir.path() / "h");
   ASSERT_TRUE(home);
   EXPECT_EQ(home->root, dir.path() / "h");
@@ -35,18 +23,39 @@ TEST(Home, FlagWinsOverEnvironment) {
   EXPECT_EQ(home->chosen_by, "--home");
 }
 
+// A user name with non-ASCII letters puts them in every path zcuda uses.
 TEST(Home, EnvironmentKeepsEverythingInOneFolder) {
-  ScopedEnv env("ZCUDA_HOME", "/tmp/zcuda-home-test");
+  test::TempDir dir;
+  const auto root = dir / "Usérs" / "José Ñúñez" / "zcuda home";
+  ScopedEnv env("ZCUDA_HOME", path_to_utf8(root));
   auto home = resolve_home(std::nullopt);
   ASSERT_TRUE(home);
   EXPECT_EQ(home->chosen_by, "ZCUDA_HOME");
-  for (const auto& p : {home->root, home->cache, home->state, home->logs}) {
-    EXPECT_EQ(p.string().rfind("/tmp/zcuda-home-test", 0), 0u) << p;
-  }
+  EXPECT_EQ(home->root, root);
+  for (const auto& p : {home->cache, home->state, home->logs}) EXPECT_EQ(p.parent_path(), root) << p;
+  ASSERT_TRUE(create_home_folders(*home));
+  EXPECT_TRUE(std::filesystem::is_directory(root / "logs"));
 }
 
+#ifdef _WIN32
+TEST(Home, DefaultIsLocalAppData) {
+  ScopedEnv env("ZCUDA_HOME", std::nullopt);
+  auto home = resolve_home(std::nullopt);
+  ASSERT_TRUE(home);
+  ASSERT_TRUE(platform::get_env("LOCALAPPDATA"));
+  const auto local = platform::path_from_utf8(*platform::get_env("LOCALAPPDATA"));
+  EXPECT_EQ(home->root, local / "zcuda");
+  EXPECT_EQ(home->cache, local / "zcuda" / "cache");
+  EXPECT_EQ(home->logs, local / "zcuda" / "logs");
+  EXPECT_EQ(home->chosen_by, "default");
+}
+#endif
+
 TEST(Home, DefaultFollowsXdg) {
-  ScopedEnv env("ZCUDA_HOME", nullptr);
+#ifdef _WIN32
+  GTEST_SKIP() << "XDG base directories are Linux's; Windows uses LocalAppData (Home.DefaultIsLocalAppData)";
+#endif
+  ScopedEnv env("ZCUDA_HOME", std::nullopt);
   ScopedEnv data("XDG_DATA_HOME", "/x/data");
   ScopedEnv cache("XDG_CACHE_HOME", "/x/cache");
   ScopedEnv state("XDG_STATE_HOME", "relative/ignored");  // XDG: relative values are ignored
@@ -60,9 +69,12 @@ TEST(Home, DefaultFollowsXdg) {
 }
 
 TEST(Home, NoHomeAndNoXdgIsAnEnvironmentError) {
-  ScopedEnv env("ZCUDA_HOME", nullptr);
-  ScopedEnv data("XDG_DATA_HOME", nullptr);
-  ScopedEnv h("HOME", nullptr);
+#ifdef _WIN32
+  GTEST_SKIP() << "Windows always reports LocalAppData through SHGetKnownFolderPath";
+#endif
+  ScopedEnv env("ZCUDA_HOME", std::nullopt);
+  ScopedEnv data("XDG_DATA_HOME", std::nullopt);
+  ScopedEnv h("HOME", std::nullopt);
   auto home = resolve_home(std::nullopt);
   ASSERT_FALSE(home);
   EXPECT_EQ(home.error().kind, ErrorKind::environment);

@@ -6,6 +6,8 @@
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
 
+#include "support/environment.hpp"
+
 namespace zcuda::ui {
 namespace {
 
@@ -23,9 +25,11 @@ TEST(Units, Duration) {
 }
 
 TEST(Style, NoColorWins) {
-  setenv("NO_COLOR", "1", 1);
-  EXPECT_FALSE(Style::for_stdout(ColorMode::always).colored());
-  unsetenv("NO_COLOR");
+  {
+    test::ScopedEnv no_color("NO_COLOR", "1");
+    EXPECT_FALSE(Style::for_stdout(ColorMode::always).colored());
+  }
+  test::ScopedEnv unset("NO_COLOR", std::nullopt);
   EXPECT_TRUE(Style::for_stdout(ColorMode::always).colored());
   EXPECT_FALSE(Style::for_stdout(ColorMode::never).colored());
   EXPECT_EQ(Style::for_stdout(ColorMode::always).red("x"), "\x1b[31mx\x1b[0m");

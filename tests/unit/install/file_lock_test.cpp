@@ -1,8 +1,7 @@
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/file_lock.hpp>
+#include <zcuda/platform/process_id.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -18,11 +17,11 @@ TEST(FileLock, SecondHolderFailsWithoutWaitingAndNamesTheHolder) {
   auto second = lock_file(dir / "x.lock", no_wait);
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().kind, ErrorKind::locked);
-  EXPECT_NE(second.error().message.find("pid " + std::to_string(getpid())), std::string::npos) << second.error().message;
+  EXPECT_NE(second.error().message.find("pid " + std::to_string(current_process_id())), std::string::npos) << second.error().message;
   // A waiter that gave up must not erase the holder's pid.
   auto again = lock_file(dir / "x.lock", no_wait);
   ASSERT_FALSE(again);
-  EXPECT_NE(again.error().message.find("pid " + std::to_string(getpid())), std::string::npos) << again.error().message;
+  EXPECT_NE(again.error().message.find("pid " + std::to_string(current_process_id())), std::string::npos) << again.error().message;
   first->release();
   auto third = lock_file(dir / "x.lock", no_wait);
   EXPECT_TRUE(third);
@@ -44,7 +43,7 @@ TEST(FileLock, WaiterIsToldAndCanBeCancelled) {
   auto second = lock_file(dir / "x.lock", how);
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().kind, ErrorKind::interrupted);
-  EXPECT_EQ(told, static_cast<long>(getpid()));
+  EXPECT_EQ(told, current_process_id());
 }
 
 }  // namespace

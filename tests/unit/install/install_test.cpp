@@ -7,6 +7,7 @@
 #include <zcuda/install/install.hpp>
 
 #include "archive/archive_builder.hpp"
+#include "support/file_url.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 
@@ -39,7 +40,7 @@ struct Fixture {
   }
 
   json entry(std::string id = "zluda-test", std::string version = "v1") const {
-    return {{"id", id}, {"component", "zluda"}, {"version", version}, {"os", "any"}, {"url", "file://" + archive.string()},
+    return {{"id", id}, {"component", "zluda"}, {"version", version}, {"os", "any"}, {"url", test::file_url(archive)},
             {"sha256", sha256}, {"size", size}, {"archive", "zip"}, {"root", "zluda"},
             {"license", "MIT"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
   }
@@ -256,6 +257,7 @@ TEST(Install, DigestMismatchInstallsNothing) {
 }
 
 TEST(Install, FullDiskDuringExtractionLeavesNothingVisible) {
+  ZCUDA_REQUIRE_FILE_SIZE_LIMIT();
   Fixture f({test::file("zluda/nvcuda.dll", std::string(1u << 20, 'n')), test::file("zluda/zluda.exe", "x")});
   // Put the verified archive in the cache first, so only extraction writes under the limit.
   fs::create_directories(f.home.cache);
@@ -311,7 +313,7 @@ TEST(Install, SingleFileArtifactIsCopiedUnderItsName) {
   test::write_file(f.dir / "src" / "tool.exe", "a tool");
   auto e = f.entry("tool", "1.0");
   e["component"] = "tool";
-  e["url"] = "file://" + (f.dir / "src" / "tool.exe").string();
+  e["url"] = test::file_url(f.dir / "src" / "tool.exe");
   e["sha256"] = fetch::sha256_file(f.dir / "src" / "tool.exe").value();
   e["size"] = 6;
   e["archive"] = "none";

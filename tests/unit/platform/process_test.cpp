@@ -1,27 +1,30 @@
-#include <signal.h>
-
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/process.hpp>
+#include <zcuda/platform/utf8.hpp>
 
+#include "support/environment.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_child.hpp"
 
 namespace zcuda::platform {
 namespace {
 
-ProcessSpec sh(const std::string& script) {
+// The test child (support/test_child.cpp) with its actions, output captured.
+ProcessSpec child(std::vector<std::string> actions) {
   ProcessSpec spec;
-  spec.program = "/bin/sh";
-  spec.args = {"-c", script};
+  spec.program = test::test_child();
+  spec.args = std::move(actions);
   spec.streams = StreamMode::capture;
   return spec;
 }
 
 TEST(Process, CapturesStreamsAndExitCode) {
-  auto r = run_process(sh("echo out; echo err >&2; exit 7"));
+  auto r = run_process(child({"out", "out\n", "err", "err\n", "exit", "7"}));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->exit_code, 7);
   EXPECT_EQ(r->out, "out\n");
@@ -30,53 +33,98 @@ TEST(Process, CapturesStreamsAndExitCode) {
   EXPECT_EQ(describe_exit(*r), "exit code 7");
 }
 
+// On Windows this is the round trip through CreateProcess: zcuda quotes each argument into one
+// command line and the child's C runtime splits it again.
 TEST(Process, ArgumentsArriveExactly) {
-  ProcessSpec spec = sh("for a in \"$@\"; do printf '[%s]' \"$a\"; done");
-  spec.args.push_back("sh");  // $0
-  for (std::string a : {"", "two words", "quote\"d", "back\\slash", "ünï", "--flag", "*"}) spec.args.push_back(a);
+  const std::vector<std::string> hostile = {"",          "two words", "quote\"d", "back\\slash", "ünï ©ødé 日本", "--flag",
+                                            "*",         "trail\\",   "\\\"",     "\\\\\"x\\\\", "a\tb\nc",     "\"\"",
+                                            "C:\\Program Files\\x\\", "%PATH%", "^&|<>()", "$HOME",  "'single'",  " "};
+  ProcessSpec spec = child({"argdump"});
+  spec.args.insert(spec.args.end(), hostile.begin(), hostile.end());
   auto r = run_process(spec);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->out, "[][two words][quote\"d][back\\slash][ünï][--flag][*]");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(r->out, test::argdump_output(hostile));
 }
 
-TEST(Process, CrashIsReportedAsSignal) {
-  auto r = run_process(sh("kill -SEGV $$"));
+TEST(Process, CrashIsReportedAsSignalOrException) {
+  auto r = run_process(child({"crash"}));
   ASSERT_TRUE(r);
+#ifdef _WIN32
+  ASSERT_TRUE(r->exception_status);
+  EXPECT_EQ(*r->exception_status, 0xC0000005u);
+  EXPECT_EQ(describe_exit(*r), "crashed with exception 0xC0000005 (access violation)");
+#else
   ASSERT_TRUE(r->signal);
   EXPECT_EQ(*r->signal, SIGSEGV);
   EXPECT_EQ(r->exit_code, 128 + SIGSEGV);
   EXPECT_EQ(describe_exit(*r), "killed by signal 11 (SIGSEGV)");
+#endif
 }
 
+TEST(Process, LargeExitCodesArriveWhole) {
+  // Windows exit codes are 32 bits; POSIX keeps the low 8.
+  auto r = run_process(child({"exit", "300"}));
+  ASSERT_TRUE(r);
+#ifdef _WIN32
+  EXPECT_EQ(r->exit_code, 300);
+#else
+  EXPECT_EQ(r->exit_code, 300 & 0xff);
+#endif
+  EXPECT_FALSE(r->exception_status);
+  EXPECT_FALSE(r->signal);
+}
+
+// Windows: the child and the grandchild it starts belong to one job object, terminated as one.
 TEST(Process, TimeoutKillsTheWholeTree) {
   test::TempDir dir;
   auto marker = dir / "grandchild-alive";
   // The grandchild would create the marker after 2 s if it survived the timeout.
-  ProcessSpec spec = sh("(sleep 2; touch '" + marker.string() + "') & sleep 30");
-  spec.timeout = std::chrono::milliseconds(300);
+  ProcessSpec spec = child({"spawn", "2000", path_to_utf8(marker), "sleep", "30000"});
+  spec.timeout = std::chrono::milliseconds(500);
   auto r = run_process(spec);
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->timed_out);
   EXPECT_LT(r->seconds, 5.0);
+  EXPECT_NE(describe_exit(*r).find("timed out"), std::string::npos);
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   EXPECT_FALSE(std::filesystem::exists(marker)) << "a grandchild outlived the timeout";
 }
 
 TEST(Process, EnvironmentIsReplacedWhenGiven) {
-  ProcessSpec spec = sh("printf '%s|%s' \"$ZCUDA_X\" \"${HOME-unset}\"");
-  spec.environment = Environment{{"ZCUDA_X", "v a l"}, {"PATH", "/usr/bin:/bin"}};
+  test::ScopedEnv parent_only("ZCUDA_PROCESS_PARENT_ONLY", "1");
+  ProcessSpec spec = child({"env", "ZCUDA_X", "out", "|", "env", "ZCUDA_PROCESS_PARENT_ONLY"});
+  Environment env{{"ZCUDA_X", "v a l ü"}};
+  // Windows programs need SystemRoot to start their system DLLs.
+  if (auto root = get_env("SystemRoot")) env["SystemRoot"] = *root;
+  spec.environment = env;
   auto r = run_process(spec);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->out, "v a l|unset");
+  EXPECT_EQ(r->out, "v a l ü|<unset>");
 }
 
 TEST(Process, WorkingDirectory) {
   test::TempDir dir;
-  ProcessSpec spec = sh("pwd");
-  spec.working_dir = dir.path();
+  const auto folder = dir / "wörk dir";
+  std::filesystem::create_directories(folder);
+  ProcessSpec spec = child({"cwd"});
+  spec.working_dir = folder;
   auto r = run_process(spec);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->out, std::filesystem::canonical(dir.path()).string() + "\n");
+  EXPECT_EQ(path_from_utf8(r->out), std::filesystem::canonical(folder));
+}
+
+TEST(Process, ProgramInAFolderWithSpacesAndNonAscii) {
+  test::TempDir dir;
+  const auto folder = dir / "Prögram Files (x86)";
+  std::filesystem::create_directories(folder);
+  const auto copy = folder / test::test_child().filename();
+  std::filesystem::copy_file(test::test_child(), copy);
+  ProcessSpec spec = child({"out", "ran"});
+  spec.program = copy;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->out, "ran");
 }
 
 TEST(Process, MissingProgramIsNotFound) {
@@ -90,20 +138,29 @@ TEST(Process, MissingProgramIsNotFound) {
 
 TEST(Process, NonExecutableIsAnEnvironmentError) {
   test::TempDir dir;
-  test::write_file(dir / "script", "#!/bin/sh\n");
+#ifdef _WIN32
+  // Not a program Windows can start: a text file named like one.
+  const auto file = dir / "script.exe";
+  test::write_file(file, "echo this is not a program\n");
+#else
+  const auto file = dir / "script";
+  test::write_file(file, "#!/bin/sh\n");
+#endif
   ProcessSpec spec;
-  spec.program = dir / "script";
+  spec.program = file;
   spec.streams = StreamMode::capture;
   auto r = run_process(spec);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::environment);
+#ifndef _WIN32
   EXPECT_NE(r.error().hint.find("chmod"), std::string::npos);
+#endif
 }
 
 TEST(Process, CurrentEnvironmentSeesVariables) {
-  setenv("ZCUDA_PROCESS_TEST", "yes", 1);
+  test::ScopedEnv set("ZCUDA_PROCESS_TEST", "yés");
   auto env = current_environment();
-  EXPECT_EQ(env["ZCUDA_PROCESS_TEST"], "yes");
+  EXPECT_EQ(env["ZCUDA_PROCESS_TEST"], "yés");
 }
 
 }  // namespace

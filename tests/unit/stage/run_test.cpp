@@ -1,21 +1,19 @@
+#include <chrono>
+#include <csignal>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 #include "stage_fixture.hpp"
+#include "support/test_child.hpp"
 
 namespace zcuda::test {
 namespace {
 
 using nlohmann::json;
 
-std::string hex(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += "0123456789abcdef"[c >> 4];
-    out += "0123456789abcdef"[c & 15];
-  }
-  return out;
-}
+// The test child (support/test_child.cpp) as the program zcuda runs.
+const std::string child = ZCUDA_TEST_CHILD;
 
 class RunFixture : public StageFixture {
  protected:
@@ -29,20 +27,18 @@ TEST_F(RunFixture, HostileArgumentsArriveExactly) {
   const std::vector<std::string> hostile = {"",        " ",      "a b",     "\"quoted\"", "it's",     "back\\slash",
                                             "trail\\", "\\\"",   "ünï©ødé", "--json",     "-v",       "--",
                                             "--env",   "X=1",    "*",       "$HOME",      "a\tb\nc", "--runtime-dir"};
-  std::vector<std::string> args = {ZCUDA_TEST_ARGDUMP};
+  std::vector<std::string> args = {child, "argdump"};
   args.insert(args.end(), hostile.begin(), hostile.end());
   auto r = run(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string expected;
-  for (const auto& a : hostile) expected += "arg:" + hex(a) + "\n";
-  EXPECT_EQ(r.out, expected);
+  EXPECT_EQ(r.out, argdump_output(hostile));
 }
 
 TEST_F(RunFixture, DoubleDashIsOnlyNeededBeforeADashedProgramName) {
-  auto r = run({"--", ZCUDA_TEST_ARGDUMP, "--", "x"});
+  auto r = run({"--", child, "argdump", "--", "x"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "arg:" + hex("--") + "\narg:" + hex("x") + "\n");
-  auto bad = run({"--not-an-option", ZCUDA_TEST_ARGDUMP});
+  EXPECT_EQ(r.out, argdump_output({"--", "x"}));
+  auto bad = run({"--not-an-option", child});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("zcuda run -- APP"), std::string::npos) << bad.err;
   auto none = run({});
@@ -50,63 +46,112 @@ TEST_F(RunFixture, DoubleDashIsOnlyNeededBeforeADashedProgramName) {
 }
 
 TEST_F(RunFixture, ExitCodeAndSignalBecomeZcudas) {
-  auto code = run({"--env", "ARGDUMP_EXIT=42", ZCUDA_TEST_ARGDUMP});
+  auto code = run({"--env", "ARGDUMP_EXIT=42", child, "argdump"});
   EXPECT_EQ(code.exit_code, 42) << code.err;
-  auto zero = run({"/bin/sh", "-c", "exit 0"});
+  auto zero = run({child, "exit", "0"});
   EXPECT_EQ(zero.exit_code, 0) << zero.err;
-  auto term = run({"/bin/sh", "-c", "kill -TERM $$"});
+#ifdef _WIN32
+  // Windows exit codes are 32 bits, and a crash ends a program with its exception's NTSTATUS.
+  auto large = run({child, "exit", "300"});
+  EXPECT_EQ(large.exit_code, 300) << large.err;
+  auto crash = run({child, "crash"});
+  EXPECT_EQ(static_cast<unsigned>(crash.exit_code), 0xC0000005u) << crash.err;
+#else
+  auto term = run({child, "signal", std::to_string(SIGTERM)});
   EXPECT_EQ(term.exit_code, 143) << term.err;
-  auto kill = run({"/bin/sh", "-c", "kill -KILL $$"});
+  auto kill = run({child, "signal", std::to_string(SIGKILL)});
   EXPECT_EQ(kill.exit_code, 137) << kill.err;
+#endif
 }
 
 TEST_F(RunFixture, SigtermToZcudaReachesTheChild) {
-  // zcuda forwards SIGTERM; the child (sleep) dies of it and zcuda reports 143.
-  auto r = run_command({"/bin/sh", "-c",
-                        std::string("\"$0\" --home \"$1\" run --runtime-dir \"$2\" /bin/sleep 30 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid"),
-                        ZCUDA_BIN, home.string(), runtime.string()});
-  EXPECT_EQ(r.exit_code, 143) << r.err;
+#ifdef _WIN32
+  GTEST_SKIP() << "POSIX signals; Windows delivers Ctrl-C through a console, which the test harness's pipes have not "
+                  "(RunFixture.KilledZcudaTakesTheProgramWithIt covers Windows' job object)";
+#else
+  // zcuda forwards SIGTERM; the child dies of it and zcuda reports 143.
+  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "sleep", "30000"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  zcuda_run.kill(SIGTERM);
+  EXPECT_EQ(zcuda_run.wait(), 143);
+#endif
+}
+
+// zcuda killed outright (no chance to clean up) must not leave the program running: Linux ties
+// it to zcuda with a parent-death signal, Windows with a job object that kills on close.
+TEST_F(RunFixture, KilledZcudaTakesTheProgramWithIt) {
+  const fs::path marker = tmp / "program-outlived-zcuda";
+  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "sleep", "3000",
+                               "touch", marker.string()});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+#ifdef _WIN32
+  zcuda_run.kill(0);
+#else
+  zcuda_run.kill(SIGKILL);
+#endif
+  zcuda_run.wait();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  EXPECT_FALSE(fs::exists(marker)) << "the program went on after zcuda was killed";
 }
 
 TEST_F(RunFixture, EnvironmentIsPrintedAndOverridable) {
-  fs::create_directories(tmp / "rocm" / "lib" / "rocblas" / "library" / "gfx1200");
-  fs::create_directories(tmp / "rocm" / "lib" / "hipblaslt" / "library");
+  // The HIP SDK keeps its libraries in bin\ on Windows, ROCm in lib/.
+#ifdef _WIN32
+  const fs::path lib = tmp / "rocm" / "bin";
+#else
+  const fs::path lib = tmp / "rocm" / "lib";
+#endif
+  fs::create_directories(lib / "rocblas" / "library" / "gfx1200");
+  fs::create_directories(lib / "hipblaslt" / "library");
   auto r = run({"--print-env", "--hip-path", (tmp / "rocm").string(), "--gfx", "gfx1200", "--device", "1", "--env",
-                "ZLUDA_CC=9.0", "--env", "EXTRA=a=b", ZCUDA_TEST_ARGDUMP, "x"});
+                "ZLUDA_CC=9.0", "--env", "EXTRA=a=b", child, "argdump", "x"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ZLUDA_CC=9.0\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("ZLUDA_CC=8.6"), std::string::npos);
   EXPECT_NE(r.out.find("EXTRA=a=b\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_VISIBLE_DEVICES=1\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_PATH=" + (tmp / "rocm").string() + "\n"), std::string::npos);
-  EXPECT_NE(r.out.find("ROCBLAS_TENSILE_LIBPATH=" + (tmp / "rocm" / "lib" / "rocblas" / "library" / "gfx1200").string() + "\n"),
-            std::string::npos);
+  EXPECT_NE(r.out.find("ROCBLAS_TENSILE_LIBPATH=" + (lib / "rocblas" / "library" / "gfx1200").string() + "\n"), std::string::npos)
+      << r.out;
   // No gfx1200 folder for hipBLASLt: the common folder.
-  EXPECT_NE(r.out.find("HIPBLASLT_TENSILE_LIBPATH=" + (tmp / "rocm" / "lib" / "hipblaslt" / "library").string() + "\n"),
-            std::string::npos);
+  EXPECT_NE(r.out.find("HIPBLASLT_TENSILE_LIBPATH=" + (lib / "hipblaslt" / "library").string() + "\n"), std::string::npos);
+#ifdef _WIN32
+  // The program's folder, then the runtime, then the HIP SDK's bin, ahead of the rest of PATH.
+  EXPECT_NE(r.out.find("PATH=" + test_child().parent_path().string() + ";" + runtime.string() + ";" + lib.string()), std::string::npos)
+      << r.out;
+#else
   EXPECT_NE(r.out.find("LD_LIBRARY_PATH=" + runtime.string()), std::string::npos);
+#endif
   EXPECT_EQ(r.out.find("arg:"), std::string::npos);  // nothing ran
 
-  auto bad = run({"--env", "NOEQUALS", ZCUDA_TEST_ARGDUMP});
+  auto bad = run({"--env", "NOEQUALS", child});
   EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST_F(RunFixture, TheProgramSeesTheEnvironment) {
-  auto r = run({"--json", "--env", "ZCUDA_PROBE=yes", "/bin/sh", "-c", "echo \"$ZLUDA_CC|$ZCUDA_PROBE|${LD_LIBRARY_PATH%%:*}\""});
+#ifdef _WIN32
+  const char* search = "PATH";  // the program's folder first, then the runtime
+  const std::string expected_search = test_child().parent_path().string() + ";" + runtime.string() + ";";
+#else
+  const char* search = "LD_LIBRARY_PATH";
+  const std::string expected_search = runtime.string();
+#endif
+  auto r = run({"--json", "--env", "ZCUDA_PROBE=yes", child, "env", "ZLUDA_CC", "out", "|", "env", "ZCUDA_PROBE", "out", "|", "env", search,
+                "out", "\n"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_EQ(r.out.rfind("8.6|yes|" + runtime.string() + "\n", 0), 0u) << r.out;
+  ASSERT_EQ(r.out.rfind("8.6|yes|" + expected_search, 0), 0u) << r.out;
   auto j = json::parse(r.out.substr(r.out.find('\n') + 1));
   EXPECT_EQ(j["exit_code"], 0);
   ASSERT_TRUE(j.contains("record"));
   auto record = json::parse(read_file(j["record"].get<std::string>()));
   EXPECT_EQ(record["exit_code"], 0);
-  EXPECT_EQ(record["arg_count"], 2);
+  EXPECT_EQ(record["arg_count"], 12);
   EXPECT_EQ(record["runtime"]["dir"], runtime.string());
 }
 
 TEST_F(RunFixture, StagesACudaProgramAndSaysSo) {
   const auto before = snapshot(app);
-  auto r = run({(app / "cuda_app").string()});
+  auto r = run({(app / cuda_names.app).string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "runtime-libcuda\n");
   EXPECT_NE(r.err.find("zcuda unstage"), std::string::npos) << r.err;
@@ -119,31 +164,40 @@ TEST_F(RunFixture, StagesACudaProgramAndSaysSo) {
 
 TEST_F(RunFixture, NoStageLeavesTheFolderAlone) {
   const auto before = snapshot(app);
-  auto r = run({"--no-stage", (app / "cuda_app").string()});
+  auto r = run({"--no-stage", (app / cuda_names.app).string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+#ifdef _WIN32
+  // The program's own folder comes first in Windows' search order, ahead of PATH: unstaged, its
+  // own nvcuda.dll wins. This is why zcuda stages (or uses zluda.exe) on Windows.
+  EXPECT_EQ(r.out, "app-libcuda\n");
+#else
   // RUNPATH ($ORIGIN) comes after LD_LIBRARY_PATH, so the runtime still wins.
   EXPECT_EQ(r.out, "runtime-libcuda\n");
+#endif
   EXPECT_EQ(snapshot(app), before);
 }
 
 TEST_F(RunFixture, OrdinaryProgramsAreNotStaged) {
-  auto r = run({"/bin/true"});
+  const fs::path plain = tmp / "plain";
+  fs::create_directories(plain);
+  fs::copy_file(test_child(), plain / test_child().filename());
+  auto r = run({(plain / test_child().filename()).string(), "exit", "0"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_FALSE(fs::exists("/bin/.zcuda-stage"));
+  EXPECT_FALSE(fs::exists(plain / ".zcuda-stage"));
   EXPECT_EQ(r.err, "");
 }
 
 TEST_F(RunFixture, InstalledRuntimeIsUsedWithoutRuntimeDir) {
-  auto none = zcuda({"run", ZCUDA_TEST_ARGDUMP});
+  auto none = zcuda({"run", child});
   EXPECT_EQ(none.exit_code, 3);
   EXPECT_NE(none.err.find("zcuda install"), std::string::npos) << none.err;
   EXPECT_NE(none.err.find("--runtime-dir"), std::string::npos);
 
   const fs::path installed = home / "installs" / "zluda" / "v6-test" / "zluda";
   fs::create_directories(installed);
-  fs::copy_file(ZCUDA_TEST_RUNTIME_LIBCUDA, installed / "libcuda.so.1");
+  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA), installed / cuda_names.driver);
   write_file(home / "installs" / "zluda" / "current", "v6-test\n");
-  auto r = zcuda({"--json", "run", "--print-env", ZCUDA_TEST_ARGDUMP});
+  auto r = zcuda({"--json", "run", "--print-env", child});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out);
   EXPECT_EQ(j["runtime"]["dir"], installed.string());

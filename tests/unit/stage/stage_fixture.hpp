@@ -1,11 +1,15 @@
 #pragma once
 // An application folder and a runtime folder made of real binaries built by the tests: the
-// program finds libcuda.so.1 next to itself through RUNPATH $ORIGIN.
+// program finds the CUDA driver library next to itself (Linux: libcuda.so.1 through RUNPATH
+// $ORIGIN; Windows: nvcuda.dll, loaded by name from the program's folder).
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include <zcuda/platform/utf8.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -13,6 +17,27 @@
 namespace zcuda::test {
 
 namespace fs = std::filesystem;
+
+// The files of a CUDA program and of a ZLUDA runtime, as each platform names them.
+struct CudaNames {
+#ifdef _WIN32
+  std::string app = "cuda_app.exe";
+  std::string driver = "nvcuda.dll";
+  std::string cublas = "cublas64_12.dll";
+  std::string nvml = "nvml.dll";
+  std::string cudnn = "cudnn64_9.dll";
+  std::vector<std::string> runtime_libraries = {"nvcuda.dll", "cublas64_12.dll", "nvml.dll", "cudnn64_9.dll"};
+#else
+  std::string app = "cuda_app";
+  std::string driver = "libcuda.so.1";
+  std::string cublas = "libcublas.so.12";
+  std::string nvml = "libnvidia-ml.so.1";
+  std::string cudnn = "libcudnn.so.9";
+  // libcuda.so.1 is a symlink to libnvcuda.so, as in ZLUDA's Linux archive.
+  std::vector<std::string> runtime_libraries = {"libcuda.so.1", "libnvcuda.so", "libcublas.so.12", "libnvidia-ml.so.1", "libcudnn.so.9"};
+#endif
+};
+inline const CudaNames cuda_names;
 
 // Every entry under `dir` (the stage folder included): files by size and a hash of their
 // bytes (short enough to print when a comparison fails), symlinks by target, folders by name.
@@ -40,18 +65,23 @@ class StageFixture : public ::testing::Test {
     home = tmp / "home";
     fs::create_directories(app / "lib");
     fs::create_directories(runtime);
-    fs::copy_file(ZCUDA_TEST_CUDA_APP, app / "cuda_app");
-    fs::copy_file(ZCUDA_TEST_APP_LIBCUDA, app / "libcuda.so.1");
+    const CudaNames& n = cuda_names;
+    fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_CUDA_APP), app / n.app);
+    fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA), app / n.driver);
     // A library the app ships in a subfolder, of a name the runtime serves; and a data file.
-    write_file(app / "lib" / "libcublas.so.12", "the application's own cuBLAS\n");
+    write_file(app / "lib" / n.cublas, "the application's own cuBLAS\n");
     write_file(app / "data.txt", "user data\n");
-    // The runtime: its own libcuda.so.1 behind a symlink (as ZLUDA's archive has it), cuBLAS,
-    // NVML, and cuDNN (which needs MIOpen).
+    // The runtime: its own driver library (on Linux behind a symlink, as ZLUDA's archive has it),
+    // cuBLAS, NVML, and cuDNN (which needs MIOpen).
+#ifdef _WIN32
+    fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA), runtime / n.driver);
+#else
     fs::copy_file(ZCUDA_TEST_RUNTIME_LIBCUDA, runtime / "libnvcuda.so");
     fs::create_symlink("libnvcuda.so", runtime / "libcuda.so.1");
-    write_file(runtime / "libcublas.so.12", std::string(100000, 'b'));
-    write_file(runtime / "libnvidia-ml.so.1", "zluda nvml\n");
-    write_file(runtime / "libcudnn.so.9", "zluda cudnn\n");
+#endif
+    write_file(runtime / n.cublas, std::string(100000, 'b'));
+    write_file(runtime / n.nvml, "zluda nvml\n");
+    write_file(runtime / n.cudnn, "zluda cudnn\n");
     write_file(runtime / "README", "not a library\n");
   }
 
@@ -62,10 +92,11 @@ class StageFixture : public ::testing::Test {
     return run_zcuda(args, options);
   }
 
+  // Which driver library the program loads when started directly, without zcuda.
   std::string which_libcuda() {
     CommandOptions options;
     options.unset_env = {"LD_LIBRARY_PATH"};
-    auto r = run_command({(app / "cuda_app").string()}, options);
+    auto r = run_command({platform::path_to_utf8(app / cuda_names.app)}, options);
     return r.out;
   }
 

@@ -12,17 +12,19 @@ namespace {
 
 using nlohmann::json;
 
+// On Windows this is the DLL search order at work: the program loads nvcuda.dll by name at run
+// time and gets the one in its own folder.
 TEST_F(StageFixture, ProgramLoadsItsOwnThenStagedThenItsOwnLibcudaAgain) {
   const auto before = snapshot(app);
   EXPECT_EQ(which_libcuda(), "app-libcuda\n");
 
-  auto staged = zcuda({"stage", (app / "cuda_app").string(), "--runtime-dir", runtime.string()});
+  auto staged = zcuda({"stage", (app / cuda_names.app).string(), "--runtime-dir", runtime.string()});
   ASSERT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(which_libcuda(), "runtime-libcuda\n");
   EXPECT_TRUE(fs::exists(app / ".zcuda-stage" / "journal.json"));
-  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / "libcuda.so.1"), read_file(ZCUDA_TEST_APP_LIBCUDA));
+  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
 
-  auto unstaged = zcuda({"unstage", (app / "cuda_app").string()});
+  auto unstaged = zcuda({"unstage", (app / cuda_names.app).string()});
   ASSERT_EQ(unstaged.exit_code, 0) << unstaged.err;
   EXPECT_EQ(which_libcuda(), "app-libcuda\n");
   EXPECT_EQ(snapshot(app), before);  // byte for byte, and no trace of zcuda
@@ -36,19 +38,27 @@ TEST_F(StageFixture, PlanSaysWhereEachFileGoesAndChangesNothing) {
   auto j = json::parse(r.out);
   std::map<std::string, std::string> actions;
   for (const auto& p : j["placements"]) actions[p["path"]] = p["action"];
-  EXPECT_EQ(actions["libcuda.so.1"], "replace");         // the driver, next to the program
-  EXPECT_EQ(actions["libnvidia-ml.so.1"], "add");        // driver-level: always next to the program
-  EXPECT_EQ(actions["lib/libcublas.so.12"], "replace");  // a file of that name was there
-  EXPECT_FALSE(actions.contains("libcudnn.so.9"));       // nothing imports it
+  const CudaNames& n = cuda_names;
+  EXPECT_EQ(actions[n.driver], "replace");         // the driver, next to the program
+  EXPECT_EQ(actions[n.nvml], "add");               // driver-level: always next to the program
+  EXPECT_EQ(actions["lib/" + n.cublas], "replace");  // a file of that name was there
+  EXPECT_FALSE(actions.contains(n.cudnn));         // nothing imports it
+#ifdef _WIN32
+  // The program loads nvcuda.dll at run time: no import names it, the driver rule places it.
+  for (const auto& p : j["placements"]) {
+    if (p["path"] == n.driver) EXPECT_NE(p["reason"].get<std::string>().find("driver library"), std::string::npos) << p.dump();
+  }
+#else
   bool libcuda_imported = false;
-  for (const auto& n : j["names"]) {
-    if (n["name"] == "libcuda.so.1") libcuda_imported = n["service"] == "served" && n["importers"][0] == "cuda_app";
+  for (const auto& name : j["names"]) {
+    if (name["name"] == n.driver) libcuda_imported = name["service"] == "served" && name["importers"][0] == n.app;
   }
   EXPECT_TRUE(libcuda_imported) << j["names"].dump();
+#endif
 
   auto text = zcuda({"stage", "--dry-run", app.string(), "--runtime-dir", runtime.string()});
   EXPECT_NE(text.out.find("Dry run: nothing was changed."), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("lib/libcublas.so.12"), std::string::npos);
+  EXPECT_NE(text.out.find("lib/" + n.cublas), std::string::npos) << text.out;
 }
 
 TEST_F(StageFixture, StagingTwiceChangesNothing) {
@@ -67,9 +77,7 @@ TEST_F(StageFixture, AllPlacesEveryServedLibraryAndUnstageRemovesThem) {
   const auto before = snapshot(app);
   auto r = zcuda({"--json", "stage", "--all", app.string(), "--runtime-dir", runtime.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"libcuda.so.1", "libnvcuda.so", "libcublas.so.12", "libnvidia-ml.so.1", "libcudnn.so.9"}) {
-    EXPECT_TRUE(fs::exists(app / name)) << name;
-  }
+  for (const auto& name : cuda_names.runtime_libraries) EXPECT_TRUE(fs::exists(app / name)) << name;
   EXPECT_FALSE(fs::exists(app / "README"));
   ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
   EXPECT_EQ(snapshot(app), before);
@@ -79,12 +87,12 @@ TEST_F(StageFixture, ChangedRuntimeRestagesFromTheUsersOriginals) {
   const auto before = snapshot(app);
   ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", runtime.string()}).exit_code, 0);
   // A new runtime build: a new file (staged files may be hard links to the old one).
-  fs::remove(runtime / "libcublas.so.12");
-  write_file(runtime / "libcublas.so.12", std::string(100000, 'c'));
+  fs::remove(runtime / cuda_names.cublas);
+  write_file(runtime / cuda_names.cublas, std::string(100000, 'c'));
   auto again = zcuda({"--json", "stage", app.string(), "--runtime-dir", runtime.string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_TRUE(json::parse(again.out)["restaged"].get<bool>());
-  EXPECT_EQ(read_file(app / "lib" / "libcublas.so.12"), std::string(100000, 'c'));
+  EXPECT_EQ(read_file(app / "lib" / cuda_names.cublas), std::string(100000, 'c'));
   ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
   EXPECT_EQ(snapshot(app), before);
 }
@@ -93,8 +101,8 @@ TEST_F(StageFixture, ChangedStagedFileIsRefusedThenKeptWithForce) {
   const auto before = snapshot(app);
   ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", runtime.string()}).exit_code, 0);
   // The user replaces a staged file with their own build.
-  fs::remove(app / "libcuda.so.1");
-  write_file(app / "libcuda.so.1", "the user's own build\n");
+  fs::remove(app / cuda_names.driver);
+  write_file(app / cuda_names.driver, "the user's own build\n");
   const auto changed = snapshot(app);
 
   auto refused = zcuda({"unstage", app.string()});
@@ -108,7 +116,7 @@ TEST_F(StageFixture, ChangedStagedFileIsRefusedThenKeptWithForce) {
   auto j = json::parse(forced.out);
   ASSERT_EQ(j["kept"].size(), 1u);
   EXPECT_EQ(read_file(j["kept"][0].get<std::string>()), "the user's own build\n");
-  EXPECT_EQ(read_file(app / "libcuda.so.1"), read_file(ZCUDA_TEST_APP_LIBCUDA));
+  EXPECT_EQ(read_file(app / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "journal.json"));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "backup"));
   // Apart from the kept file, the folder is as it was.
@@ -164,29 +172,29 @@ TEST_F(InstalledRuntime, DigestsComeFromTheReceiptAndUnstageRecognisesHardLinksW
   // A marker digest no file has: if it reaches the journal, the receipt was used and the file
   // was not read. (zcuda trusts a receipt of the right size; `install --repair` re-verifies.)
   const std::string marker(64, 'e');
-  install({{"libcublas.so.12", marker}}, {{"libnvidia-ml.so.1", 1}});
+  install({{cuda_names.cublas, marker}}, {{cuda_names.nvml, 1}});
   auto staged = zcuda({"stage", "--all", app.string(), "--runtime-dir", installed.string()});
   ASSERT_EQ(staged.exit_code, 0) << staged.err;
-  const json cublas = step_for("libcublas.so.12");
+  const json cublas = step_for(cuda_names.cublas);
   EXPECT_EQ(cublas["staged_sha256"], marker);
   EXPECT_EQ(cublas["method"], "hardlink");
   EXPECT_EQ(cublas["staged_size"], 100000);
   EXPECT_TRUE(cublas["staged_mtime_ns"].is_number_integer());
   // A recorded size that differs from the file: the receipt is not used; the file is hashed.
-  EXPECT_EQ(step_for("libnvidia-ml.so.1")["staged_sha256"], *zcuda::fetch::sha256_file(installed / "libnvidia-ml.so.1"));
+  EXPECT_EQ(step_for(cuda_names.nvml)["staged_sha256"], *zcuda::fetch::sha256_file(installed / cuda_names.nvml));
 
   // Hashing the staged cuBLAS would not give the marker, so a clean unstage shows it was
   // recognised as a hard link of the runtime file with the recorded size and time.
   auto unstaged = zcuda({"unstage", app.string()});
   ASSERT_EQ(unstaged.exit_code, 0) << unstaged.err;
-  EXPECT_EQ(read_file(app / "lib" / "libcublas.so.12"), "the application's own cuBLAS\n");
+  EXPECT_EQ(read_file(app / "lib" / cuda_names.cublas), "the application's own cuBLAS\n");
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage"));
 }
 
 TEST_F(InstalledRuntime, InterruptedAtEveryStepIsRecoveredWhenStepsRecordTheirIdentity) {
   install();
   ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", installed.string()}).exit_code, 0);
-  ASSERT_TRUE(step_for("libcuda.so.1")["staged_mtime_ns"].is_number_integer()) << journal().dump();
+  ASSERT_TRUE(step_for(cuda_names.driver)["staged_mtime_ns"].is_number_integer()) << journal().dump();
   ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
   interrupt_at_every_step(installed);
 }
@@ -194,29 +202,29 @@ TEST_F(InstalledRuntime, InterruptedAtEveryStepIsRecoveredWhenStepsRecordTheirId
 TEST_F(InstalledRuntime, StagedFileEditedInPlaceIsRefused) {
   install();
   ASSERT_EQ(zcuda({"stage", "--all", app.string(), "--runtime-dir", installed.string()}).exit_code, 0);
-  const json step = step_for("libnvidia-ml.so.1");
+  const json step = step_for(cuda_names.nvml);
   ASSERT_TRUE(step["staged_mtime_ns"].is_number_integer()) << step.dump();
   const fs::path target = app / step["path"].get<std::string>();
-  ASSERT_TRUE(fs::equivalent(target, installed / "libnvidia-ml.so.1"));
+  ASSERT_TRUE(fs::equivalent(target, installed / cuda_names.nvml));
   {
     // Same inode, same size, other bytes (this also changes the runtime's file: a hard link).
     std::fstream f(target, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(0);
     f.write("ZLUDA", 5);
   }
-  ASSERT_TRUE(fs::equivalent(target, installed / "libnvidia-ml.so.1"));
+  ASSERT_TRUE(fs::equivalent(target, installed / cuda_names.nvml));
   ASSERT_EQ(fs::file_size(target), step["staged_size"].get<std::uintmax_t>());
   const auto changed = snapshot(app);
   auto refused = zcuda({"unstage", app.string()});
   EXPECT_EQ(refused.exit_code, 11) << refused.err;  // conflict
-  EXPECT_NE(refused.err.find("libnvidia-ml.so.1"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(cuda_names.nvml), std::string::npos) << refused.err;
   EXPECT_EQ(snapshot(app), changed);
 }
 
 TEST_F(InstalledRuntime, StagedFileReplacedBySameSizeFileWithTheRecordedTimeIsRefused) {
   install();
   ASSERT_EQ(zcuda({"stage", "--all", app.string(), "--runtime-dir", installed.string()}).exit_code, 0);
-  const json step = step_for("libnvidia-ml.so.1");
+  const json step = step_for(cuda_names.nvml);
   ASSERT_TRUE(step["staged_mtime_ns"].is_number_integer()) << step.dump();
   const fs::path target = app / step["path"].get<std::string>();
   const auto time = fs::last_write_time(target);
@@ -227,7 +235,7 @@ TEST_F(InstalledRuntime, StagedFileReplacedBySameSizeFileWithTheRecordedTimeIsRe
   const auto changed = snapshot(app);
   auto refused = zcuda({"unstage", app.string()});
   EXPECT_EQ(refused.exit_code, 11) << refused.err;
-  EXPECT_NE(refused.err.find("libnvidia-ml.so.1"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(cuda_names.nvml), std::string::npos) << refused.err;
   EXPECT_EQ(snapshot(app), changed);
 }
 

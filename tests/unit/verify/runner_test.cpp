@@ -92,7 +92,7 @@ TEST(VerifyInterpret, SignalIsACrash) {
 
 TEST(VerifyInterpret, WindowsExceptionIsACrash) {
   auto p = finished("", static_cast<int>(0xC0000005u));
-  p.exception_code = 0xC0000005u;
+  p.exception_status = 0xC0000005u;
   EXPECT_EQ(interpret(spec("driver.init"), p, std::chrono::seconds(60)).status, "crash");
 }
 

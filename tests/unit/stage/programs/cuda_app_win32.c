@@ -1,0 +1,24 @@
+/* Loads nvcuda.dll at run time, as CUDA programs (and the CUDA runtime inside them) do, by name,
+   so the standard search order applies: the program's own folder first. Prints the identity of
+   the nvcuda.dll it got. */
+#include <stdio.h>
+#include <windows.h>
+
+typedef const char* (*which_fn)(void);
+typedef int (*init_fn)(unsigned);
+
+int main(void) {
+  HMODULE driver = LoadLibraryW(L"nvcuda.dll");
+  if (driver == NULL) {
+    printf("no nvcuda.dll (error %lu)\n", GetLastError());
+    return 2;
+  }
+  which_fn which = (which_fn)(void*)GetProcAddress(driver, "which");
+  init_fn init = (init_fn)(void*)GetProcAddress(driver, "cuInit");
+  if (which == NULL || init == NULL) {
+    printf("nvcuda.dll exports no which/cuInit\n");
+    return 3;
+  }
+  printf("%s\n", which());
+  return init(0);
+}
