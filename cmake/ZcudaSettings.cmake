@@ -27,7 +27,20 @@ if(ZCUDA_SANITIZE)
   target_link_options(zcuda_settings INTERFACE -fsanitize=address,undefined)
 endif()
 
+if(MINGW)
+  # One self-contained .exe: the C++ runtime and winpthreads linked in, no DLLs of GCC's to ship.
+  target_link_options(zcuda_settings INTERFACE -static)
+endif()
+
 if(WIN32)
   # Wide-character Win32 APIs everywhere; no min/max macros from windows.h.
   target_compile_definitions(zcuda_settings INTERFACE UNICODE _UNICODE NOMINMAX WIN32_LEAN_AND_MEAN _WIN32_WINNT=0x0A00)
+endif()
+
+# Where the executables go in an install and the release archive: beside the docs on Windows,
+# where people unzip and run zcuda.exe; bin/ elsewhere.
+if(WIN32)
+  set(ZCUDA_INSTALL_BINDIR .)
+else()
+  set(ZCUDA_INSTALL_BINDIR bin)
 endif()

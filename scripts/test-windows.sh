@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds zcuda for Windows with MinGW-w64 (preset "windows"), runs every test as a Windows
+# program under Wine, and makes the release zip. Part of scripts/test.sh; also runs alone.
+# The third-party libraries come from scripts/windows-deps.sh (cached outside the repository).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ZCUDA_MINGW_PREFIX=$(./scripts/windows-deps.sh | tail -n 1)
+export ZCUDA_MINGW_PREFIX
+
+build=build/windows
+# A Wine prefix of the build's own, made afresh: the tests write to its registry and its C: drive.
+export WINEPREFIX="$PWD/$build/wine"
+export WINEARCH=win64 WINEDEBUG=-all
+# No Mono or Gecko installers (they would ask on a display there is none of).
+export WINEDLLOVERRIDES="mscoree,mshtml="
+wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+[[ -x $wine ]] || { echo "test-windows: wine64 is missing: run scripts/install-deps.sh" >&2; exit 1; }
+
+echo "== windows: configure and build"
+cmake --preset windows >/dev/null
+rm -rf "$WINEPREFIX"
+"$wine" wineboot --init >/dev/null 2>&1
+# One Wine server for the whole run instead of one per test process.
+"$wineserver" --persistent=60
+trap '"$wineserver" --kill >/dev/null 2>&1 || true' EXIT
+cmake --build --preset windows
+
+echo "== windows: test (under $("$wine" --version))"
+ctest --preset windows
+
+echo "== windows: release zip"
+(cd "$build" && cpack -G ZIP >/dev/null)
+zip=$(ls "$build"/zcuda-*-windows-x86_64.zip)
+echo "windows: $zip ($(stat -c %s "$zip") bytes)"
