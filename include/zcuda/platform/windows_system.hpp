@@ -3,6 +3,7 @@
 // On other platforms each returns ErrorKind::unsupported, so callers need no #ifdef.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,16 @@ struct DisplayDriverKey {
   std::optional<std::uint64_t> memory_size;  // HardwareInformation.qwMemorySize
 };
 Result<std::vector<DisplayDriverKey>> display_driver_keys();
+
+// The variables Windows gives programs started from now on, as the registry holds them: the
+// machine's (HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment) and the user's
+// (HKCU\Environment), REG_EXPAND_SZ values expanded. An installer that sets HIP_PATH changes
+// these; a terminal opened before it keeps its old environment.
+struct RegisteredVariable {
+  std::string value;
+  std::string scope;  // "machine" or "user"
+};
+Result<std::map<std::string, RegisteredVariable>> registered_environment();
 
 // Reads a string value from HKEY_LOCAL_MACHINE.
 Result<std::string> read_hklm_string(const std::string& key, const std::string& value);

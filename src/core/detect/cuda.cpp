@@ -77,10 +77,10 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   if (targets_windows(profile)) {
     auto pf = env.find("ProgramFiles");
     fs::path base = platform::path_from_utf8(pf != env.end() ? pf->second : "C:\\Program Files") / "NVIDIA GPU Computing Toolkit" / "CUDA";
-    for (const auto& v : view.list(base)) toolkits.insert((base / platform::path_from_utf8(v)).string());
+    for (const auto& v : view.list(base)) toolkits.insert(path_text(profile, base / platform::path_from_utf8(v)));
   } else {
     for (const auto& name : view.list("/usr/local")) {
-      if (name == "cuda" || name.starts_with("cuda-")) toolkits.insert(view.canonical(fs::path("/usr/local") / name).string());
+      if (name == "cuda" || name.starts_with("cuda-")) toolkits.insert(path_text(profile, view.canonical(fs::path("/usr/local") / name)));
     }
   }
   if (!cuda.cuda_path_env.empty()) toolkits.insert(cuda.cuda_path_env);
@@ -91,7 +91,7 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   for (const auto& dir : loader_dirs(view, env, targets_windows(profile))) {
     for (const auto& name : view.list(dir)) {
       if (!zluda_provides(name)) continue;
-      shadowing.insert((dir / name).string());
+      shadowing.insert(path_text(profile, dir / name));
       if (name == "libcuda.so.1" || name == "nvcuda.dll") real_driver = true;
     }
   }

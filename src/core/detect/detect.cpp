@@ -29,14 +29,18 @@ Result<Profile> detect_machine(const Options& options) {
     probe_linux_driver(view, profile);
   }
   name_gpus(view, profile);
-  probe_hip_installs(view, options.environment, profile);
+  RegisteredEnvironment registered;
+  if (targets_windows(profile)) {
+    if (auto variables = platform::windows::registered_environment()) registered = std::move(*variables);
+  }
+  probe_hip_installs(view, options.environment, registered, profile);
   // Loading a library runs its code: never for a captured tree, and not when asked to skip.
   if (!options.root && options.probe_hip_runtime) {
     probe_hip_runtime(options.environment, profile);
     // New gfx values from HIP may need kernel checks too.
     if (std::any_of(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& g) { return g.gfx_source == "hip"; })) {
       profile.hip_installs.clear();
-      probe_hip_installs(view, options.environment, profile);
+      probe_hip_installs(view, options.environment, registered, profile);
     }
   }
   probe_cuda(view, options.environment, profile);

@@ -1,6 +1,7 @@
 // Turns the probes' observations into a status per GPU and findings that each say what is
 // wrong and what to do. Codes are stable: scripts and reports key on them.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -157,7 +158,18 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     add(p, Severity::info, "several-hip-installs", fmt::format("{} HIP SDK / ROCm installs were found; zcuda uses {} ({})", p.hip_installs.size(), hip->root, hip->found_via),
         targets_windows(p) ? "Set HIP_PATH to choose another." : "Set ROCM_PATH to choose another.");
   }
-  (void)env;
+  // Windows variable names are case-insensitive.
+  const bool hip_path_set = std::any_of(env.begin(), env.end(), [](const auto& variable) {
+    return variable.first.size() == 8 && std::equal(variable.first.begin(), variable.first.end(), "HIP_PATH",
+                                                      [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+  });
+  if (targets_windows(p) && hip->found_via.ends_with(" environment)") && !hip_path_set) {
+    add(p, Severity::warning, "hip-path-not-in-this-terminal",
+        fmt::format("The HIP SDK at {} is registered for new programs ({}), but this terminal was opened before and has no HIP_PATH",
+                    hip->root, hip->found_via),
+        "Open a new terminal: programs started from this one will not find the HIP SDK's libraries. (zcuda run sets HIP_PATH "
+        "for the program it starts.)");
+  }
 }
 
 }  // namespace

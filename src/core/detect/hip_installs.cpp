@@ -1,6 +1,8 @@
 // HIP SDK (Windows) and ROCm (Linux) installs: where, which version, which of the math libraries
 // ZLUDA maps onto are there, and whether rocBLAS and hipBLASLt carry kernels for each GPU.
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -105,20 +107,35 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   return {};
 }
 
-std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, bool windows) {
+// HIP_PATH first, then the versioned HIP_PATH_<major><minor> the installer also sets, newest first.
+std::vector<std::pair<std::string, std::string>> hip_path_variables(const std::map<std::string, std::string>& variables) {
+  static const std::regex hip_path("HIP_PATH", std::regex::icase);
+  static const std::regex hip_path_n("HIP_PATH_(\\d+)", std::regex::icase);
+  std::vector<std::pair<std::string, std::string>> plain, versioned;
+  for (const auto& [key, value] : variables) {
+    if (std::regex_match(key, hip_path)) plain.emplace_back(key, value);
+    if (std::regex_match(key, hip_path_n)) versioned.emplace_back(key, value);
+  }
+  std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
+  plain.insert(plain.end(), versioned.begin(), versioned.end());
+  return plain;
+}
+
+std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
+                                  bool windows) {
   std::vector<Candidate> found;
   auto add = [&](const fs::path& root, const std::string& via) {
     if (!root.empty()) found.push_back({root, via});
   };
   if (windows) {
-    add(platform::path_from_utf8(env_value(env, "HIP_PATH")), "HIP_PATH");
-    std::vector<std::pair<std::string, std::string>> versioned;
-    static const std::regex hip_path_n("HIP_PATH_(\\d+)", std::regex::icase);
-    for (const auto& [key, value] : env) {
-      if (std::regex_match(key, hip_path_n)) versioned.emplace_back(key, value);
+    for (const auto& [key, value] : hip_path_variables(env)) add(platform::path_from_utf8(value), key);
+    // Set by an installer after this process's environment was made (a terminal opened before
+    // the HIP SDK was installed): still an install, and derive_findings says what to do.
+    std::map<std::string, std::string> later;
+    for (const auto& [key, variable] : registered) later[key] = variable.value;
+    for (const auto& [key, value] : hip_path_variables(later)) {
+      add(platform::path_from_utf8(value), fmt::format("{} ({} environment)", key, registered.at(key).scope));
     }
-    std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
-    for (const auto& [key, value] : versioned) add(platform::path_from_utf8(value), key);
     std::string program_files = env_value(env, "ProgramFiles");
     if (program_files.empty()) program_files = "C:\\Program Files";
     fs::path rocm = platform::path_from_utf8(program_files) / "AMD" / "ROCm";
@@ -178,21 +195,24 @@ std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, 
 
 }  // namespace
 
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, Profile& profile) {
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
+                        Profile& profile) {
   std::set<std::string> seen;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_folders;
   std::vector<std::string> gfxs;
   for (const auto& g : profile.gpus) {
     if (g.vendor_id == kVendorAmd && !g.gfx.empty() && std::find(gfxs.begin(), gfxs.end(), g.gfx) == gfxs.end()) gfxs.push_back(g.gfx);
   }
   const bool windows = targets_windows(profile);
-  for (const auto& candidate : candidates(view, env, windows)) {
+  for (const auto& candidate : candidates(view, env, registered, windows)) {
     if (!view.is_directory(candidate.root)) continue;
-    std::string key = view.canonical(candidate.root).lexically_normal().string();
-    while (key.size() > 1 && (key.back() == '/' || key.back() == '\\')) key.pop_back();
+    std::string key = view.canonical(candidate.root).lexically_normal().generic_string();
+    while (key.size() > 1 && key.back() == '/') key.pop_back();
     if (!seen.insert(key).second) continue;
+    if (auto id = view.identity(candidate.root); id && !seen_folders.insert({id->volume, id->index}).second) continue;
 
     HipInstall install;
-    install.root = candidate.root.string();
+    install.root = path_text(profile, candidate.root);
     install.found_via = candidate.found_via;
     for (const auto& spec : library_specs(windows)) {
       HipLibrary library{spec.component, false, {}};
@@ -203,7 +223,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
           for (const char* pattern : spec.names) {
             if (!library.found && name_matches(file, pattern)) {
               library.found = true;
-              library.path = (dir / platform::path_from_utf8(file)).string();
+              library.path = path_text(profile, dir / platform::path_from_utf8(file));
             }
           }
         }

@@ -70,13 +70,14 @@ void name_gpus(const SystemView& view, Profile& profile) {
   }
 
   for (auto& gpu : profile.gpus) {
-    if (!gpu.name.empty()) continue;
     if (gpu.vendor_id == kVendorAmd) {
+      // The gfx target also for a GPU that came named (Windows: DXGI or the driver's key).
       auto known = lookup_amd_device(gpu.device_id, gpu.revision);
       if (known && gpu.gfx.empty() && !known->gfx.empty()) {
         gpu.gfx = known->gfx;
         gpu.gfx_source = "zcuda-table";
       }
+      if (!gpu.name.empty()) continue;
       if (ids && gpu.revision) {
         if (const auto* entry = ids->find(gpu.device_id, *gpu.revision)) {
           gpu.name = entry->name;
@@ -95,6 +96,7 @@ void name_gpus(const SystemView& view, Profile& profile) {
         continue;
       }
     }
+    if (!gpu.name.empty()) continue;
     if (pci_ids) {
       if (auto name = pci_ids_name(*pci_ids, gpu.vendor_id, gpu.device_id)) {
         gpu.name = *name;

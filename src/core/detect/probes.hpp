@@ -1,7 +1,12 @@
 #pragma once
 // The individual probes of detect_machine. Each fills its part of the profile and records what
 // it could not do in profile.probe_notes; none fails the whole detection.
+#include <filesystem>
+#include <map>
+#include <string>
+
 #include <zcuda/detect/detect.hpp>
+#include <zcuda/platform/windows_system.hpp>
 
 #include "system_view.hpp"
 
@@ -11,6 +16,12 @@ namespace zcuda::detect {
 // --root tree is a Linux machine's, whichever OS reads it).
 inline bool targets_windows(const Profile& profile) { return profile.os == "windows"; }
 
+// A path as the profile shows it: with the separators of the machine it describes (a captured
+// Linux tree keeps its '/' when read on Windows).
+inline std::string path_text(const Profile& profile, const std::filesystem::path& path) {
+  return targets_windows(profile) ? path.string() : path.generic_string();
+}
+
 // Linux: PCI display devices, DRM cards and KFD topology nodes, merged into profile.gpus.
 void probe_linux_gpus(const SystemView& view, Profile& profile);
 // Linux: amdgpu module state and /dev/kfd access.
@@ -19,8 +30,12 @@ void probe_linux_driver(const SystemView& view, Profile& profile);
 void probe_windows_gpus(Profile& profile);
 // Marketing names (amdgpu.ids, then zcuda's table, then pci.ids) and gfx from the table.
 void name_gpus(const SystemView& view, Profile& profile);
+// Windows: the variables in the registry that new programs get (see windows::registered_environment).
+using RegisteredEnvironment = std::map<std::string, platform::windows::RegisteredVariable>;
+
 // HIP SDK / ROCm installs, their math libraries and per-gfx kernel files.
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, Profile& profile);
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
+                        Profile& profile);
 // The HIP runtime library, loaded and asked for its devices; reconciled with profile.gpus.
 void probe_hip_runtime(const platform::Environment& env, Profile& profile);
 // NVIDIA GPUs, CUDA toolkits, CUDA libraries that could shadow ZLUDA's.

@@ -64,4 +64,10 @@ fs::path SystemView::canonical(const fs::path& path) const {
   return fs::path("/") / rel;
 }
 
+std::optional<platform::FileIdentity> SystemView::identity(const fs::path& path) const {
+  auto id = platform::file_identity(host_path(path));
+  if (!id) return std::nullopt;
+  return *id;
+}
+
 }  // namespace zcuda::detect

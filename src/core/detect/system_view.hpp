@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <zcuda/core/error.hpp>
+#include <zcuda/platform/file_ops.hpp>
 
 namespace zcuda::detect {
 
@@ -29,6 +30,9 @@ class SystemView {
   std::vector<std::string> list(const std::filesystem::path& path) const;
   // Where a symbolic link points, resolved within the view (used for /opt/rocm -> rocm-6.4.0).
   std::filesystem::path canonical(const std::filesystem::path& path) const;
+  // Which folder or file a path names (volume and file number), links and junctions followed:
+  // two paths to one install compare equal even where links cannot be read (Windows).
+  std::optional<platform::FileIdentity> identity(const std::filesystem::path& path) const;
 
  private:
   std::optional<std::filesystem::path> root_;

@@ -111,6 +111,44 @@ Result<std::vector<DisplayDriverKey>> display_driver_keys() {
   return keys;
 }
 
+namespace {
+
+// Every string value of a key, REG_EXPAND_SZ ones expanded against this process's environment.
+void read_variables(HKEY root, const wchar_t* path, const char* scope, std::map<std::string, RegisteredVariable>& out) {
+  HKEY key = nullptr;
+  if (RegOpenKeyExW(root, path, 0, KEY_READ, &key) != ERROR_SUCCESS) return;
+  std::vector<wchar_t> name(16384);
+  for (DWORD i = 0;; ++i) {
+    DWORD name_length = static_cast<DWORD>(name.size());
+    DWORD type = 0;
+    if (RegEnumValueW(key, i, name.data(), &name_length, nullptr, &type, nullptr, nullptr) != ERROR_SUCCESS) break;
+    if (type != REG_SZ && type != REG_EXPAND_SZ) continue;
+    const std::wstring value_name(name.data(), name_length);
+    auto text = query_string(key, value_name.c_str());
+    if (!text) continue;
+    if (type == REG_EXPAND_SZ) {
+      const DWORD needed = ExpandEnvironmentStringsW(text->c_str(), nullptr, 0);
+      std::wstring expanded(needed, L'\0');
+      if (needed > 0 && ExpandEnvironmentStringsW(text->c_str(), expanded.data(), needed) == needed) {
+        expanded.resize(needed - 1);
+        text = std::move(expanded);
+      }
+    }
+    // The user's variables come second and win, as Windows builds a new program's environment.
+    out[narrow(value_name)] = RegisteredVariable{narrow(*text), scope};
+  }
+  RegCloseKey(key);
+}
+
+}  // namespace
+
+Result<std::map<std::string, RegisteredVariable>> registered_environment() {
+  std::map<std::string, RegisteredVariable> variables;
+  read_variables(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment", "machine", variables);
+  read_variables(HKEY_CURRENT_USER, L"Environment", "user", variables);
+  return variables;
+}
+
 Result<std::string> read_hklm_string(const std::string& key, const std::string& value) {
   HKEY handle = nullptr;
   std::wstring wkey = widen(key);

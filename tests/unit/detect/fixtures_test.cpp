@@ -52,11 +52,12 @@ TEST(DetectFixture, Rx9060XtOnRocm64IsReadyAndValidated) {
   EXPECT_EQ(g.seen_by, (std::vector<std::string>{"pci", "drm", "kfd"}));
   EXPECT_TRUE(p.driver.module_loaded);
   EXPECT_EQ(p.driver.initstate, "live");
-  ASSERT_NE(p.selected_hip(), nullptr);
-  EXPECT_EQ(p.selected_hip()->version, "6.4.0-47");
-  EXPECT_EQ(p.selected_hip()->root, "/opt/rocm");
-  EXPECT_TRUE(p.selected_hip()->kernels.at("gfx1200").rocblas);
-  EXPECT_TRUE(p.selected_hip()->kernels.at("gfx1200").hipblaslt);
+  const HipInstall* hip = p.selected_hip();
+  ASSERT_NE(hip, nullptr);
+  EXPECT_EQ(hip->version, "6.4.0-47");
+  EXPECT_EQ(hip->root, "/opt/rocm");
+  EXPECT_TRUE(hip->kernels.at("gfx1200").rocblas);
+  EXPECT_TRUE(hip->kernels.at("gfx1200").hipblaslt);
   EXPECT_EQ(p.hip_installs.size(), 1u) << "/opt/rocm and /opt/rocm-6.4.0 are the same install";
   EXPECT_FALSE(p.hip_runtime.probed) << "--root never loads libraries";
   EXPECT_TRUE(p.ready()) << ::testing::PrintToString(error_codes(p));
@@ -143,8 +144,9 @@ TEST(DetectFixture, DriverNotLoaded) {
 
 TEST(DetectFixture, RocmPathEnvironmentIsHonoured) {
   Profile p = detect_fixture("rx9060xt-rocm64", {{"ROCM_PATH", "/opt/rocm-6.4.0"}});
-  ASSERT_NE(p.selected_hip(), nullptr);
-  EXPECT_EQ(p.selected_hip()->found_via, "ROCM_PATH");
+  const HipInstall* hip = p.selected_hip();
+  ASSERT_NE(hip, nullptr);
+  EXPECT_EQ(hip->found_via, "ROCM_PATH");
 }
 
 TEST(DetectFixture, JsonShape) {
