@@ -1,6 +1,7 @@
 // zcuda report: what a bug ticket needs, redacted; `report merge` builds a compatibility matrix.
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
@@ -25,7 +26,7 @@ Result<CommandOutput> write_or_print(const ReportOptions& options, const Context
   output.json = std::move(json);
   output.text = std::move(markdown);
   if (options.output) {
-    std::string content = context.options.json ? output.json.dump(2) + "\n" : output.text;
+    std::string content = context.options.json ? json_text(output.json) + "\n" : output.text;
     if (auto written = platform::write_file_atomic(*options.output, content); !written) return std::unexpected(written.error());
     // The file holds the report; the terminal gets a one-line receipt.
     output.text = fmt::format("Report written to {}\n", *options.output);

@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/app/logging.hpp>
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/terminal.hpp>
 
 #include "command.hpp"
 
@@ -41,7 +43,7 @@ void print_error(const cli::Context& context, const char* command, const Error& 
                             {"message", error.message},
                             {"hint", error.hint},
                             {"notes", error.notes}}}};
-    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    std::fputs((json_text(out) + "\n").c_str(), stdout);
     return;
   }
   // Errors go to stderr; colour follows stderr's own terminal state.
@@ -60,7 +62,7 @@ void print_output(const cli::Context& context, const char* command, cli::Command
     for (auto& [key, value] : output.json.items()) {
       if (key != "schema" && key != "command") out[key] = std::move(value);
     }
-    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    std::fputs((json_text(out) + "\n").c_str(), stdout);
     return;
   }
   if (context.options.quiet && output.exit_code == 0) return;
@@ -70,11 +72,14 @@ void print_output(const cli::Context& context, const char* command, cli::Command
 }  // namespace
 
 int main(int argc, char** argv) {
+  platform::use_binary_stdio();
   cli::Context context;
   CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};
   app.name("zcuda");
   app.set_version_flag("--version", fmt::format("zcuda {} ({})", version(), build_info()));
   app.require_subcommand(1);
+  // "/path" is a path on every platform, not an option (CLI11 reads "/x" as one on Windows).
+  app.allow_windows_style_options(false);
   app.footer("Run 'zcuda COMMAND --help' for a command's options. Exit codes: docs/cli.md.");
 
   auto& options = context.options;

@@ -34,7 +34,11 @@ void* load(const std::string& name, std::string& error) {
   // The standard search (application folder first, then System32, then PATH) is what CUDA
   // applications get, and what puts a ZLUDA copy beside the executable ahead of NVIDIA's.
   HMODULE module = LoadLibraryW(to_wide(name).c_str());
-  if (module == nullptr) error = name + ": error " + std::to_string(GetLastError());
+  if (module == nullptr) {
+    const DWORD code = GetLastError();
+    // ERROR_MOD_NOT_FOUND is also what a missing dependency of the library gives.
+    error = name + (code == ERROR_MOD_NOT_FOUND ? ": not found, or a DLL it needs is missing" : ": Windows error " + std::to_string(code));
+  }
   return reinterpret_cast<void*>(module);
 }
 

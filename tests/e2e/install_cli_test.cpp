@@ -1,9 +1,5 @@
 // zcuda install driven as a user drives it: real processes, real archives, real kills.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -26,61 +22,30 @@ using nlohmann::json;
 
 // A zcuda started in the background with its output in files, for tests that must act while
 // it runs (kill it, start a second one).
-class Background {
+class Background : public BackgroundProcess {
  public:
-  Background(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const fs::path& logs) {
-    out_ = logs / ("out-" + std::to_string(counter_) + ".txt");
-    err_ = logs / ("err-" + std::to_string(counter_++) + ".txt");
-    pid_ = fork();
-    if (pid_ == 0) {
-      int out = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      int err = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(out, 1);
-      dup2(err, 2);
-      setenv("NO_COLOR", "1", 1);
-      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-      std::vector<char*> argv = {const_cast<char*>(ZCUDA_BIN)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(ZCUDA_BIN, argv.data());
-      _exit(127);
-    }
-  }
-  ~Background() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  std::string err() const { return read_file(err_); }
-  std::string out() const { return read_file(out_); }
-
-  // Waits until stderr contains `text`; false after `seconds`.
-  bool wait_for(const std::string& text, double seconds = 30) const {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < until) {
-      if (err().find(text) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  }
-  int wait_exit() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    reaped_ = true;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  int kill_now(int signal_number = SIGKILL) {
-    kill(pid_, signal_number);
-    return wait_exit();
+  Background(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const fs::path& logs)
+      : BackgroundProcess(command(args), options(env, logs)) {}
+  int kill_now() {
+    kill();
+    return wait();
   }
 
  private:
+  static std::vector<std::string> command(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {ZCUDA_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  static BackgroundOptions options(const std::map<std::string, std::string>& env, const fs::path& logs) {
+    BackgroundOptions o;
+    o.set_env = env;
+    o.set_env.try_emplace("NO_COLOR", "1");
+    o.out = logs / ("out-" + std::to_string(counter_) + ".txt");
+    o.err = logs / ("err-" + std::to_string(counter_++) + ".txt");
+    return o;
+  }
   static inline int counter_ = 0;
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  fs::path out_, err_;
 };
 
 // Files of the test artifact once installed, with their contents.
@@ -259,16 +224,16 @@ TEST(InstallCli, RepairThenRemove) {
 TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
   Scene s;
   Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "15"}}, s.dir / "logs");
-  ASSERT_TRUE(first.wait_for("paused at locked")) << first.err();
+  ASSERT_TRUE(first.wait_for_err("paused at locked")) << first.err();
 
   auto refused = run_zcuda(s.install_args({"--no-wait"}));
   EXPECT_EQ(refused.exit_code, 9) << refused.err;
   EXPECT_NE(refused.err.find("Another zcuda install (pid " + std::to_string(first.pid()) + ") is running"), std::string::npos) << refused.err;
 
   Background second(s.install_args({"--json"}), {}, s.dir / "logs");
-  EXPECT_TRUE(second.wait_for("waiting for another zcuda install (pid " + std::to_string(first.pid()) + ") to finish", 30)) << second.err();
-  EXPECT_EQ(first.wait_exit(), 0) << first.err();
-  EXPECT_EQ(second.wait_exit(), 0) << second.err();
+  EXPECT_TRUE(second.wait_for_err("waiting for another zcuda install (pid " + std::to_string(first.pid()) + ") to finish", 30)) << second.err();
+  EXPECT_EQ(first.wait(), 0) << first.err();
+  EXPECT_EQ(second.wait(), 0) << second.err();
   auto doc = json::parse(second.out(), nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << second.out();
   EXPECT_EQ(doc["artifacts"][0]["state"], "already-installed") << "the second saw the first's finished work";
@@ -280,9 +245,9 @@ class KilledAt : public ::testing::TestWithParam<std::string> {};
 TEST_P(KilledAt, NextRunCompletesAndNothingHalfInstalledIsEverVisible) {
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", GetParam()}}, s.dir / "logs");
-  ASSERT_TRUE(victim.wait_for("paused at " + GetParam())) << victim.err();
+  ASSERT_TRUE(victim.wait_for_err("paused at " + GetParam())) << victim.err();
   s.expect_nothing_half_installed("paused at " + GetParam());
-  EXPECT_EQ(victim.kill_now(SIGKILL), 128 + SIGKILL);
+  EXPECT_EQ(victim.kill_now(), kKilledStatus);
   s.expect_nothing_half_installed("killed at " + GetParam());
 
   auto next = run_zcuda(s.install_args());
@@ -307,7 +272,7 @@ TEST(InstallCli, KilledAfterIncreasingDelaysNeverLeavesAHalfInstall) {
     fs::remove_all(s.home / "installs");
     Background victim(s.install_args(), {}, s.dir / "logs");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    victim.kill_now(SIGKILL);
+    victim.kill_now();
     s.expect_nothing_half_installed("killed after " + std::to_string(delay_ms) + " ms");
     auto next = run_zcuda(s.install_args());
     ASSERT_EQ(next.exit_code, 0) << next.err;
@@ -317,10 +282,12 @@ TEST(InstallCli, KilledAfterIncreasingDelaysNeverLeavesAHalfInstall) {
 }
 
 TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
+  if (!BackgroundProcess::can_interrupt()) GTEST_SKIP() << "Ctrl-C reaches a Windows program through a console, and this test runs without one";
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "extracting"}}, s.dir / "logs");
-  ASSERT_TRUE(victim.wait_for("paused at extracting")) << victim.err();
-  EXPECT_EQ(victim.kill_now(SIGINT), 12) << victim.err();
+  ASSERT_TRUE(victim.wait_for_err("paused at extracting")) << victim.err();
+  victim.interrupt();
+  EXPECT_EQ(victim.wait(), 12) << victim.err();
   EXPECT_NE((victim.out() + victim.err()).find("nterrupted"), std::string::npos) << victim.out() << victim.err();
   EXPECT_FALSE(fs::exists(s.component() / "v1"));
   EXPECT_TRUE(s.leftovers().empty()) << "the interrupted run removed its temporary folder";
@@ -328,6 +295,7 @@ TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
 }
 
 TEST(InstallCli, CtrlCDuringADownloadKeepsThePartialAndTheNextRunResumes) {
+  if (!BackgroundProcess::can_interrupt()) GTEST_SKIP() << "Ctrl-C reaches a Windows program through a console, and this test runs without one";
   Scene s;
   HttpServer server;
   HttpResource resource;
@@ -348,7 +316,8 @@ TEST(InstallCli, CtrlCDuringADownloadKeepsThePartialAndTheNextRunResumes) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_TRUE(fs::exists(partial)) << victim.err();
-  EXPECT_EQ(victim.kill_now(SIGINT), 12) << victim.out() << victim.err();
+  victim.interrupt();
+  EXPECT_EQ(victim.wait(), 12) << victim.out() << victim.err();
   std::string cache_listing;
   for (const auto& e : fs::directory_iterator(s.home / "cache", ec)) cache_listing += e.path().filename().string() + " ";
   ASSERT_TRUE(fs::exists(partial)) << "the partial download stays for resuming; cache: " << cache_listing << victim.out() << victim.err();

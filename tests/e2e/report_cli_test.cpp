@@ -4,6 +4,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 
+#include "archive/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -59,14 +60,14 @@ TEST(ReportCli, MarkdownJsonFileAndBundleCarryNoSecrets) {
   ASSERT_EQ(file.exit_code, 0) << file.err;
   EXPECT_NE(file.out.find("Report written to"), std::string::npos);
   expect_clean(read_file(home / "out.md"), "out.md");
-  auto listing = run_command({"unzip", "-Z1", (home / "bundle.zip").string()});
-  EXPECT_NE(listing.out.find("report.json"), std::string::npos);
-  EXPECT_NE(listing.out.find("report.md"), std::string::npos);
-  EXPECT_NE(listing.out.find("logs/zcuda.log"), std::string::npos);
-  auto contents = run_command({"unzip", "-p", (home / "bundle.zip").string()});
-  ASSERT_EQ(contents.exit_code, 0);
-  EXPECT_NE(contents.out.find("<redacted-token>"), std::string::npos);
-  expect_clean(contents.out, "bundle");
+  const auto bundle = read_zip(home / "bundle.zip");
+  std::string contents;
+  for (const auto& [name, text] : bundle) contents += text;
+  EXPECT_TRUE(bundle.contains("report.json"));
+  EXPECT_TRUE(bundle.contains("report.md"));
+  EXPECT_TRUE(bundle.contains("logs/zcuda.log"));
+  EXPECT_NE(contents.find("<redacted-token>"), std::string::npos);
+  expect_clean(contents, "bundle");
   EXPECT_FALSE(std::filesystem::exists(home / "bundle.zip.partial"));
 }
 
@@ -91,10 +92,8 @@ TEST(ReportCli, WorksOnAnEmptyHome) {
 
 TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   TempDir dir;
-  write_file(dir / "src" / "zluda" / "nvcuda.dll", "NVCUDA-TEST");
-  write_file(dir / "src" / "zluda" / "zluda.exe", "LAUNCHER");
-  auto zipped = run_command({"sh", "-c", "cd '" + (dir / "src").string() + "' && zip -qr ../z.zip zluda"});
-  ASSERT_EQ(zipped.exit_code, 0) << zipped.err;
+  write_archive(dir / "z.zip", ArchiveType::zip,
+                {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "NVCUDA-TEST"), test::file("zluda/zluda.exe", "LAUNCHER")});
   auto digest = fetch::sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
   nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <dlfcn.h>
-#include <signal.h>
+#endif
 
 #include <chrono>
 #include <filesystem>
@@ -13,16 +16,23 @@
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_child.hpp"
 
 namespace zcuda::test {
 namespace {
 
 using nlohmann::json;
 
-// A runtime folder holding `library` under the name applications load: libcuda.so.1.
-void make_runtime(const std::filesystem::path& dir, const std::filesystem::path& library) {
+#ifdef _WIN32
+const char* kDriver = "nvcuda.dll";
+#else
+const char* kDriver = "libcuda.so.1";
+#endif
+
+// A runtime folder holding `library` under the name applications load.
+void make_runtime(const std::filesystem::path& dir, const std::string& library) {
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(library, dir / "libcuda.so.1");
+  std::filesystem::copy_file(platform::path_from_utf8(library), dir / kDriver);
 }
 
 json check(const json& out, const std::string& name) {
@@ -34,12 +44,24 @@ json check(const json& out, const std::string& name) {
 }
 
 bool system_has_driver() {
+#ifdef _WIN32
+  HMODULE handle = LoadLibraryW(L"nvcuda.dll");
+  if (handle) FreeLibrary(handle);
+#else
   void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (handle) dlclose(handle);
+#endif
   return handle != nullptr;
 }
 
 bool process_gone(int pid) {
+#ifdef _WIN32
+  HANDLE process = OpenProcess(SYNCHRONIZE, FALSE, static_cast<DWORD>(pid));
+  if (process == nullptr) return true;
+  const bool ended = WaitForSingleObject(process, 5000) == WAIT_OBJECT_0;
+  CloseHandle(process);
+  return ended;
+#endif
   for (int i = 0; i < 50; ++i) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string text;
@@ -65,12 +87,12 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
     EXPECT_FALSE(c["detail"].get<std::string>().empty());
     EXPECT_TRUE(c.contains("seconds") && c.contains("libraries"));
   }
-  EXPECT_NE(check(out, "driver.init")["detail"].get<std::string>().find("libcuda.so.1"), std::string::npos);
+  EXPECT_NE(check(out, "driver.init")["detail"].get<std::string>().find(kDriver), std::string::npos);
   // Libraries that did load are reported with where they are, their size and digest.
   const auto blas = check(out, "cublas.sgemm")["libraries"];
   if (!blas.empty()) {
     EXPECT_EQ(blas[0]["role"], "cublas");
-    EXPECT_TRUE(std::filesystem::exists(blas[0]["real_path"].get<std::string>()));
+    EXPECT_TRUE(std::filesystem::exists(platform::path_from_utf8(blas[0]["real_path"].get<std::string>())));
     EXPECT_EQ(blas[0]["sha256"].get<std::string>().size(), 64u);
     EXPECT_GT(blas[0]["size"].get<std::uint64_t>(), 0u);
   }
@@ -121,8 +143,10 @@ TEST(Verify, CrashInCuInitIsIsolated) {
   for (const char* name : {"driver.init", "driver.memory"}) {
     const auto c = check(out, name);
     EXPECT_EQ(c["status"], "crash") << c.dump();
-    // A crash reads as a signal; under a sanitizer it becomes an abort or an exit without a result.
+    // A crash reads as a signal (Windows: an exception); under a sanitizer it becomes an abort or
+    // an exit without a result.
     EXPECT_TRUE(c["detail"].get<std::string>().find("signal") != std::string::npos ||
+                c["detail"].get<std::string>().find("exception 0xC0000005") != std::string::npos ||
                 c["detail"].get<std::string>().find("without printing a result") != std::string::npos)
         << c.dump();
   }
@@ -137,6 +161,7 @@ TEST(Verify, HangInCuInitTimesOutAndTheTreeIsKilled) {
   const auto pidfile = dir / "child.pid";
   CommandOptions options;
   options.set_env["ZCUDA_TEST_PIDFILE"] = pidfile.string();
+  options.set_env["ZCUDA_TEST_SLEEPER"] = test_child().string();
   options.timeout_seconds = 60;
   const auto start = std::chrono::steady_clock::now();
   auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
@@ -173,8 +198,8 @@ TEST(Verify, ZludasCudaCheckIsRunAndLabelledLoadOnly) {
   TempDir dir;
   make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
   // A stand-in for ZLUDA's cuda_check: prints its kind of lines, and sees the runtime folder first.
-  write_file(dir / "runtime" / "cuda_check", "#!/bin/sh\necho 'nvcuda    : OK'\necho 'cufft12   : OK'\necho \"path=$LD_LIBRARY_PATH\"\n");
-  std::filesystem::permissions(dir / "runtime" / "cuda_check", std::filesystem::perms::owner_all);
+  const auto fake = platform::path_from_utf8(FAKE_CUDA_CHECK);
+  std::filesystem::copy_file(fake, dir / "runtime" / ("cuda_check" + fake.extension().string()));
   auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
                       "--check", "nvml.init"});
   const auto out = json::parse(r.out);

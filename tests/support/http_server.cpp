@@ -117,13 +117,28 @@ struct HttpServer::Connection {
   }
 };
 
+int unused_loopback_port() {
+#ifdef _WIN32
+  static const WinsockStarted winsock;
+#endif
+  const native_socket probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) throw std::runtime_error("bind on loopback failed");
+  socklen_t length = sizeof address;
+  getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
+  close_socket(static_cast<std::intptr_t>(probe));
+  return ntohs(address.sin_port);
+}
+
 TlsFiles make_self_signed_cert(const std::filesystem::path& folder) {
   TlsFiles files{folder / "cert.pem", folder / "key.pem"};
   std::string command = fmt::format(
       "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
       "-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1,DNS:localhost "
       "-keyout '{}' -out '{}' >/dev/null 2>&1",
-      files.key.string(), files.cert.string());
+      files.key.string(), files.cert.string());  // a POSIX shell command: the TLS tests do not run on Windows
   if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl could not make a test certificate");
   return files;
 }
@@ -157,8 +172,8 @@ HttpServer::HttpServer() {
 
 HttpServer::HttpServer(const TlsFiles& tls) : HttpServer() {
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (ctx == nullptr || SSL_CTX_use_certificate_file(ctx, tls.cert.c_str(), SSL_FILETYPE_PEM) != 1 ||
-      SSL_CTX_use_PrivateKey_file(ctx, tls.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+  if (ctx == nullptr || SSL_CTX_use_certificate_file(ctx, tls.cert.string().c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_use_PrivateKey_file(ctx, tls.key.string().c_str(), SSL_FILETYPE_PEM) != 1) {
     throw std::runtime_error("could not load the test certificate");
   }
   std::lock_guard lock(mutex_);

@@ -57,6 +57,9 @@ struct TlsFiles {
   std::filesystem::path key;   // PEM
 };
 
+// A loopback port nobody listens on (bound for a moment to find it, then closed).
+int unused_loopback_port();
+
 // Generates a self-signed certificate for 127.0.0.1 and localhost with the openssl CLI.
 TlsFiles make_self_signed_cert(const std::filesystem::path& folder);
 

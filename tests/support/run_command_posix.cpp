@@ -77,32 +77,37 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   return result;
 }
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv) {
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const BackgroundOptions& options) : options_(options) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    if (options_.out) dup2(::open(options_.out->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 1);
+    if (options_.err) dup2(::open(options_.err->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), 2);
+    for (const auto& [key, value] : options_.set_env) setenv(key.c_str(), value.c_str(), 1);
     execvp(args[0], args.data());
     _exit(127);
   }
-  handle_ = pid;
+  pid_ = pid;
 }
 
 BackgroundProcess::~BackgroundProcess() {
   if (!waited_) {
-    ::kill(static_cast<pid_t>(handle_), SIGKILL);
+    ::kill(static_cast<pid_t>(pid_), SIGKILL);
     wait();
   }
 }
 
-void BackgroundProcess::kill(int signal) { ::kill(static_cast<pid_t>(handle_), signal); }
+void BackgroundProcess::kill(int signal) { ::kill(static_cast<pid_t>(pid_), signal); }
+void BackgroundProcess::interrupt() { kill(SIGINT); }
+bool BackgroundProcess::can_interrupt() { return true; }
 
 int BackgroundProcess::wait() {
   if (waited_) return status_;
   int status = 0;
-  waitpid(static_cast<pid_t>(handle_), &status, 0);
+  waitpid(static_cast<pid_t>(pid_), &status, 0);
   waited_ = true;
   status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return status_;

@@ -5,6 +5,8 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <thread>
 
@@ -35,6 +37,31 @@ struct Handle {
   }
 };
 
+// This process's environment with variables set and unset, as CreateProcessW takes it. Names are
+// case-insensitive on Windows ("Path"): replaced and unset by that rule.
+std::wstring environment_block(const std::map<std::string, std::string>& set, const std::vector<std::string>& unset) {
+  platform::Environment environment = platform::current_environment();
+  auto erase = [&](const std::string& name) {
+    std::erase_if(environment, [&](const auto& entry) { return same_name(entry.first, name); });
+  };
+  for (const auto& name : unset) erase(name);
+  for (const auto& [name, value] : set) {
+    erase(name);
+    environment[name] = value;
+  }
+  std::wstring block;
+  for (const auto& [name, value] : environment) block += widen(name) + L"=" + widen(value) + L'\0';
+  block += L'\0';
+  return block;
+}
+
+// A file for a child's output stream, inheritable.
+HANDLE output_file(const std::filesystem::path& file) {
+  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  return CreateFileW(file.c_str(), GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, &inheritable, CREATE_ALWAYS,
+                     FILE_ATTRIBUTE_NORMAL, nullptr);
+}
+
 void drain(HANDLE pipe, std::string* target) {
   char buffer[65536];
   DWORD n = 0;
@@ -47,19 +74,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   if (argv.empty()) throw std::runtime_error("run_command needs a program");
   std::wstring command_line = widen(platform::windows_command_line(argv[0], {argv.begin() + 1, argv.end()}));
 
-  // Names are case-insensitive on Windows ("Path"): replace and unset by that rule.
-  platform::Environment environment = platform::current_environment();
-  auto erase = [&](const std::string& name) {
-    std::erase_if(environment, [&](const auto& entry) { return same_name(entry.first, name); });
-  };
-  for (const auto& name : options.unset_env) erase(name);
-  for (const auto& [name, value] : options.set_env) {
-    erase(name);
-    environment[name] = value;
-  }
-  std::wstring block;
-  for (const auto& [name, value] : environment) block += widen(name) + L"=" + widen(value) + L'\0';
-  block += L'\0';
+  std::wstring block = environment_block(options.set_env, options.unset_env);
 
   SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   Handle out_read, out_write, err_read, err_write, in_read, in_write;
@@ -112,27 +127,48 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   return result;
 }
 
-BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv) {
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const BackgroundOptions& options) : options_(options) {
   std::wstring command_line = widen(platform::windows_command_line(argv.at(0), {argv.begin() + 1, argv.end()}));
+  std::wstring block = environment_block(options_.set_env, {});
+  Handle out, err;
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
+  if (options_.out || options_.err) {
+    if (options_.out) out.h = output_file(*options_.out);
+    if (options_.err) err.h = output_file(*options_.err);
+    startup.dwFlags = STARTF_USESTDHANDLES;
+    startup.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    startup.hStdOutput = options_.out ? out.h : GetStdHandle(STD_OUTPUT_HANDLE);
+    startup.hStdError = options_.err ? err.h : GetStdHandle(STD_ERROR_HANDLE);
+  }
   PROCESS_INFORMATION info{};
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, FALSE, 0, nullptr, nullptr, &startup, &info)) {
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, startup.dwFlags != 0,
+                      CREATE_UNICODE_ENVIRONMENT | CREATE_NEW_PROCESS_GROUP, block.data(), nullptr, &startup, &info)) {
     throw std::runtime_error("could not start " + argv[0] + ": Windows error " + std::to_string(GetLastError()));
   }
   CloseHandle(info.hThread);
   handle_ = reinterpret_cast<long long>(info.hProcess);
+  pid_ = static_cast<long>(info.dwProcessId);
 }
 
 BackgroundProcess::~BackgroundProcess() {
   if (!waited_) {
-    kill(0);
+    kill();
     wait();
   }
   CloseHandle(reinterpret_cast<HANDLE>(handle_));
 }
 
-void BackgroundProcess::kill(int) { TerminateProcess(reinterpret_cast<HANDLE>(handle_), 1); }
+void BackgroundProcess::kill(int) { TerminateProcess(reinterpret_cast<HANDLE>(handle_), kKilledStatus); }
+void BackgroundProcess::interrupt() { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, static_cast<DWORD>(pid_)); }
+
+bool BackgroundProcess::can_interrupt() {
+  // Console control events travel through a console the sender and the program share.
+  HANDLE console = CreateFileW(L"CONOUT$", GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING, 0, nullptr);
+  if (console == INVALID_HANDLE_VALUE) return false;
+  CloseHandle(console);
+  return true;
+}
 
 int BackgroundProcess::wait() {
   if (waited_) return status_;

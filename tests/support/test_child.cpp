@@ -24,6 +24,8 @@
 #include <vector>
 
 #ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
 #include <windows.h>
 #else
 #include <spawn.h>
@@ -147,6 +149,9 @@ int run(const std::vector<std::string>& args) {
 
 #ifdef _WIN32
 int wmain(int argc, wchar_t** argv) {
+  // Bytes as written ("\n", not "\r\n"), as on Linux.
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
   std::vector<std::string> args;
   // argv[0] as a full path, so that spawn can start this program again.
   wchar_t self[32768];

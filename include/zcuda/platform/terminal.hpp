@@ -3,6 +3,11 @@
 
 namespace zcuda::platform {
 
+// Makes stdout and stderr write bytes as given. Windows' C runtime would turn each "\n" into
+// "\r\n" in what zcuda prints; consoles show a plain "\n" as a new line, and pipes and files get
+// the same text as on Linux (JSON, reports). Elsewhere it does nothing.
+void use_binary_stdio();
+
 // True when the stream is an interactive terminal (not a pipe or file). On Windows this also
 // switches the console to UTF-8 output and ANSI escape processing.
 bool is_terminal(std::FILE* stream);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <map>
 #include <memory>
 
 #include <archive.h>
@@ -12,6 +13,7 @@
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/fetch/sha256.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/os.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
@@ -202,10 +204,11 @@ class Extraction {
   Status run(struct archive* reader, struct archive* writer, Extracted& out) {
     struct archive_entry* entry = nullptr;
     std::vector<char> zeros;
+    std::vector<WrittenEntry> links;  // Windows: written last, as copies
     for (;;) {
       if (cancelled()) return interrupted();
       int rc = archive_read_next_header(reader, &entry);
-      if (rc == ARCHIVE_EOF) return {};
+      if (rc == ARCHIVE_EOF) return copy_links(links, out);
       if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
       // The scan accepted every name, so these checks cannot fail here.
       auto name = detail::check_name(entry_name(entry));
@@ -234,6 +237,12 @@ class Extraction {
         written.type = WrittenEntry::Type::symlink;
         const char* link = archive_entry_symlink_utf8(entry);
         written.link_target = link ? link : archive_entry_symlink(entry);
+        // Windows lets only administrators (or Developer Mode) make symbolic links, and libarchive
+        // may skip one without an error: the file the link names is copied instead.
+        if (platform::current_os() == platform::Os::windows) {
+          links.push_back(std::move(written));
+          continue;
+        }
       }
 
       if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
@@ -293,6 +302,44 @@ class Extraction {
     if (declared > hashed) hash_zeros_to(declared);
     written.sha256 = digest_.hex_digest();
     written.size = hashed;
+    return {};
+  }
+
+  // Each link becomes a copy of the file it names (through other links of the archive), and is
+  // recorded as that file. The scan made sure every link stays inside the destination.
+  Status copy_links(std::vector<WrittenEntry>& links, Extracted& out) {
+    std::map<std::string, std::string> link_of;  // path -> target text
+    for (const auto& link : links) link_of[link.path] = link.link_target;
+    for (auto& link : links) {
+      std::string at = link.path;
+      const WrittenEntry* file = nullptr;
+      for (int hops = 0; hops < 40 && file == nullptr; ++hops) {
+        const fs::path next = (platform::path_from_utf8(at).parent_path() / platform::path_from_utf8(link_of.at(at))).lexically_normal();
+        const std::u8string generic = next.generic_u8string();
+        at.assign(generic.begin(), generic.end());
+        for (const auto& e : out.entries) {
+          if (e.path == at) file = &e;
+        }
+        if (file == nullptr && !link_of.contains(at)) break;
+      }
+      if (file == nullptr || file->type != WrittenEntry::Type::file) {
+        return fail(ErrorKind::unsupported,
+                    fmt::format("The archive's link {} -> {} names no file; links to folders cannot be installed on Windows", link.path,
+                                link.link_target),
+                    "Install this archive on Linux, or use one made for Windows.");
+      }
+      const fs::path source = destination_ / platform::path_from_utf8(file->path);
+      const fs::path target = destination_ / platform::path_from_utf8(link.path);
+      std::error_code ec;
+      fs::copy_file(source, target, ec);
+      if (ec) return std::unexpected(platform::io_error("copy", source, ec).with_note(fmt::format("target: {}", target)));
+      link.type = WrittenEntry::Type::file;
+      link.size = file->size;
+      link.sha256 = file->sha256;
+      link.link_target.clear();
+      if (options_.on_entry) options_.on_entry(link);
+    }
+    for (auto& link : links) out.entries.push_back(std::move(link));
     return {};
   }
 

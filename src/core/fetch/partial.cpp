@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -36,7 +37,7 @@ std::optional<Validators> read_validators(const fs::path& meta) {
 
 Status write_validators(const fs::path& meta, const Validators& v) {
   nlohmann::json json = {{"url", v.url}, {"etag", v.etag}, {"last_modified", v.last_modified}};
-  return platform::write_file_atomic(meta, json.dump(2) + "\n");
+  return platform::write_file_atomic(meta, json_text(json) + "\n");
 }
 
 Result<Partial> open_partial(const Cache& cache, const Request& request, const Options& options) {

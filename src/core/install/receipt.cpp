@@ -6,6 +6,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/platform/files.hpp>
@@ -121,7 +122,7 @@ std::optional<Receipt> read_receipt(const fs::path& file) {
 }
 
 Status write_receipt(const fs::path& file, const Receipt& receipt) {
-  return platform::write_file_atomic(file, to_json(receipt).dump(1) + "\n");
+  return platform::write_file_atomic(file, json_text(to_json(receipt), 1) + "\n");
 }
 
 bool same_artifact(const Receipt& r, const manifest::Artifact& a) {

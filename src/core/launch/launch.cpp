@@ -9,6 +9,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/platform/files.hpp>
@@ -107,9 +108,11 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
   const std::string text = program.string();
   const bool has_separator = text.find('/') != std::string::npos || (os == Os::windows && text.find('\\') != std::string::npos);
   auto usable = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
+  // Absolute, with the platform's own separators ("C:/Games/app.exe" is shown as C:\Games\app.exe).
+  auto native = [](const fs::path& p) { return fs::absolute(p).make_preferred(); };
   if (has_separator || program.is_absolute()) {
-    if (usable(program)) return fs::absolute(program);
-    if (os == Os::windows && usable(platform::path_from_utf8(text + ".exe"))) return fs::absolute(platform::path_from_utf8(text + ".exe"));
+    if (usable(program)) return native(program);
+    if (os == Os::windows && usable(platform::path_from_utf8(text + ".exe"))) return native(platform::path_from_utf8(text + ".exe"));
     return fail(ErrorKind::not_found, fmt::format("{} does not exist", program), "Check the program's path.");
   }
   // Windows also finds a program in the current folder.
@@ -125,8 +128,8 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
     }
   }
   for (const auto& d : dirs) {
-    if (usable(d / program)) return fs::absolute(d / program);
-    if (os == Os::windows && usable(d / platform::path_from_utf8(text + ".exe"))) return fs::absolute(d / platform::path_from_utf8(text + ".exe"));
+    if (usable(d / program)) return native(d / program);
+    if (os == Os::windows && usable(d / platform::path_from_utf8(text + ".exe"))) return native(d / platform::path_from_utf8(text + ".exe"));
   }
   return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
               "Give the program's path (for example ./" + text + ").");
@@ -240,7 +243,7 @@ Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
   temp += ".tmp";
   {
     std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
-    stream << out.dump(2) << "\n";
+    stream << json_text(out) << "\n";
     if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
   }
   if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());

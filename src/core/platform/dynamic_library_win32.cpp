@@ -6,6 +6,8 @@
 
 #include <zcuda/platform/utf8.hpp>
 
+#include "utf8_win32.hpp"
+
 namespace zcuda::platform {
 
 Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
@@ -16,7 +18,7 @@ Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
   HMODULE module = LoadLibraryExW(p.c_str(), nullptr, flags);
   if (module == nullptr) {
     DWORD code = GetLastError();
-    return fail(ErrorKind::not_found, fmt::format("Could not load {}: Windows error {}", name, code));
+    return fail(ErrorKind::not_found, fmt::format("Could not load {}: {}", name, win32::error_text(code)));
   }
   return DynamicLibrary(reinterpret_cast<void*>(module));
 }

@@ -13,9 +13,9 @@
 #else
 #include <fcntl.h>
 #include <unistd.h>
+#endif
 
 #include <zcuda/core/path_format.hpp>
-#endif
 
 namespace zcuda::platform {
 

@@ -2,6 +2,8 @@
 
 #include <windows.h>
 
+#include <zcuda/platform/utf8.hpp>
+
 #include "utf8_win32.hpp"
 
 #include <algorithm>
@@ -64,7 +66,7 @@ Environment current_environment() {
 
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
   // With the UTF-8 active code page from zcuda's application manifest, string() is UTF-8.
-  std::string program = spec.program.string();
+  std::string program = path_to_utf8(spec.program);
   std::wstring command_line = widen(windows_command_line(program, spec.args));
 
   std::wstring env_block;
@@ -120,7 +122,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
       return fail(ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.");
     }
-    return fail(ErrorKind::environment, fmt::format("Could not start {}: Windows error {}", program, code),
+    return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, win32::error_text(code)),
                 code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "");
   }
   Handle process, thread;

@@ -1,6 +1,7 @@
 #include <zcuda/platform/terminal.hpp>
 
 #ifdef _WIN32
+#include <fcntl.h>
 #include <io.h>
 #include <windows.h>
 #else
@@ -11,6 +12,11 @@
 namespace zcuda::platform {
 
 #ifdef _WIN32
+void use_binary_stdio() {
+  _setmode(_fileno(stdout), _O_BINARY);
+  _setmode(_fileno(stderr), _O_BINARY);
+}
+
 bool is_terminal(std::FILE* stream) {
   int fd = _fileno(stream);
   if (!_isatty(fd)) return false;
@@ -29,6 +35,8 @@ int terminal_width(std::FILE* stream) {
   return 80;
 }
 #else
+void use_binary_stdio() {}
+
 bool is_terminal(std::FILE* stream) { return isatty(fileno(stream)) == 1; }
 
 int terminal_width(std::FILE* stream) {

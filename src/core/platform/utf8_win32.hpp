@@ -23,4 +23,17 @@ inline std::string narrow(std::wstring_view text) {
   return out;
 }
 
+// Windows' own words for an error code ("The specified module could not be found."), with the
+// number, for messages that name what failed.
+inline std::string error_text(DWORD code) {
+  wchar_t* text = nullptr;
+  const DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0,
+                                 reinterpret_cast<wchar_t*>(&text), 0, nullptr);
+  std::wstring message(text != nullptr ? std::wstring_view(text, n) : std::wstring_view());
+  if (text != nullptr) LocalFree(text);
+  while (!message.empty() && (message.back() == L'\n' || message.back() == L'\r' || message.back() == L' ')) message.pop_back();
+  const std::string number = "Windows error " + std::to_string(code);
+  return message.empty() ? number : narrow(message) + " (" + number + ")";
+}
+
 }  // namespace zcuda::platform::win32

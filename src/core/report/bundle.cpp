@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -57,11 +58,17 @@ Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std
   {
     ArchiveWriter writer;
     archive_write_set_format_zip(writer.a);
-    if (archive_write_open_filename(writer.a, temp.string().c_str()) != ARCHIVE_OK) {
+#ifdef _WIN32
+    // The wide-character entry point: libarchive's narrow one goes through the C locale.
+    const int opened = archive_write_open_filename_w(writer.a, temp.c_str());
+#else
+    const int opened = archive_write_open_filename(writer.a, temp.c_str());
+#endif
+    if (opened != ARCHIVE_OK) {
       return fail(ErrorKind::io, fmt::format("Could not create {}: {}", zip, archive_error_string(writer.a)),
                   "Choose a folder you can write for --bundle.");
     }
-    auto status = add_entry(writer.a, "report.json", report.dump(2) + "\n");
+    auto status = add_entry(writer.a, "report.json", json_text(report) + "\n");
     if (status) status = add_entry(writer.a, "report.md", markdown);
     std::error_code ec;
     std::vector<fs::path> logs;

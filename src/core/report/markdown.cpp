@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/ui/units.hpp>
 
 namespace zcuda::report {
@@ -95,7 +96,7 @@ std::string render_markdown(const nlohmann::json& r) {
     gpu_table += fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")),
                              g.value("vendor_id", 0u), g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "",
                              str(g, "gfx"), g["vram_bytes"].is_number() ? ui::format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
-                             cell(g.value("seen_by", nlohmann::json::array()).dump()));
+                             cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
   }
   out += details("GPUs", gpu_table);
 
@@ -129,7 +130,7 @@ std::string render_markdown(const nlohmann::json& r) {
     for (const auto& c : verify.value("checks", nlohmann::json::array())) {
       std::string lib;
       auto libs = c.value("libraries", nlohmann::json::array());
-      if (!libs.empty()) lib = libs[0].is_object() ? str(libs[0], "path") : libs[0].dump();
+      if (!libs.empty()) lib = libs[0].is_object() ? str(libs[0], "path") : json_text(libs[0], -1);
       v += fmt::format("| {} | {} | {} | {} |\n", str(c, "name"), str(c, "status"), cell(str(c, "detail", "")), cell(lib));
     }
     out += details("Verify results", v);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -71,7 +72,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       std::string gfx = text(gpu, "gfx");
       nlohmann::json key = {{"gpu", text(gpu, "name")}, {"gfx", gfx}, {"os", text(report.value("system", nlohmann::json::object()), "os")},
                             {"driver", driver}, {"hip_sdk", hip}, {"zluda", zluda_build(report)}};
-      Row& row = rows[key.dump()];
+      Row& row = rows[json_text(key, -1)];
       row.key = key;
       row.reports++;
       arch_status[gfx] = text(gpu, "status");

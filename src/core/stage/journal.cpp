@@ -1,4 +1,5 @@
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/journal.hpp>
 
@@ -68,7 +69,7 @@ std::string to_json_text(const Journal& journal) {
               {"zcuda", journal.zcuda_version},
               {"started", journal.started},
               {"steps", steps}};
-  return out.dump(2) + "\n";
+  return json_text(out) + "\n";
 }
 
 Result<Journal> parse_journal(std::string_view text) {

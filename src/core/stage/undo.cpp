@@ -206,6 +206,12 @@ Result<UnstageResult> unstage(const fs::path& app, bool force) {
     return std::unexpected(std::move(error));
   }
   if (!changed.empty()) result.kept_dir = kept_candidate;
+  // Windows: a running program holds the staged DLLs it loaded; restoring under it would stop
+  // halfway, so refuse before the first change.
+  for (std::size_t i = 0; i < journal.steps.size(); ++i) {
+    if (journal.steps[i].state == StepState::restored || owners[i] == detail::Ownership::missing) continue;
+    if (auto free = platform::check_replaceable(*root / journal.steps[i].path); !free) return std::unexpected(free.error());
+  }
 
   journal.operation = "unstage";
   journal.complete = false;

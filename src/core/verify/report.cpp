@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include <zcuda/core/json_text.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::verify {
@@ -81,7 +82,7 @@ Result<std::filesystem::path> save(const Report& report, const app::Home& home) 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return std::unexpected(platform::io_error("create", dir, ec));
-  const auto text = report.to_json().dump(2) + "\n";
+  const auto text = json_text(report.to_json()) + "\n";
   std::string stamp;
   for (char c : report.started_utc) {
     if (c != '-' && c != ':') stamp += c;  // 2026-12-02T11:54:03Z -> 20261202T115403Z (valid on Windows)

@@ -16,11 +16,16 @@ void write_archive(const std::filesystem::path& file, ArchiveType type, const st
     archive_write_set_format_pax_restricted(a.get());
     archive_write_add_filter_gzip(a.get());
   }
-  if (archive_write_open_filename(a.get(), file.c_str()) != ARCHIVE_OK) throw std::runtime_error(archive_error_string(a.get()));
+#ifdef _WIN32
+  const int opened = archive_write_open_filename_w(a.get(), file.c_str());
+#else
+  const int opened = archive_write_open_filename(a.get(), file.c_str());
+#endif
+  if (opened != ARCHIVE_OK) throw std::runtime_error(archive_error_string(a.get()));
   for (const auto& spec : entries) {
     std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)> e(archive_entry_new(), archive_entry_free);
     archive_entry_copy_pathname(e.get(), spec.name.c_str());
-    archive_entry_set_perm(e.get(), spec.mode);
+    archive_entry_set_perm(e.get(), static_cast<decltype(archive_entry_perm(e.get()))>(spec.mode));
     archive_entry_set_mtime(e.get(), 1700000000, 0);
     switch (spec.type) {
       case Spec::Type::file:
@@ -55,6 +60,29 @@ void write_archive(const std::filesystem::path& file, ArchiveType type, const st
     }
   }
   if (archive_write_close(a.get()) != ARCHIVE_OK) throw std::runtime_error(archive_error_string(a.get()));
+}
+
+std::map<std::string, std::string> read_zip(const std::filesystem::path& file) {
+  std::unique_ptr<struct archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
+  archive_read_support_format_zip(a.get());
+#ifdef _WIN32
+  const int opened = archive_read_open_filename_w(a.get(), file.c_str(), 1 << 16);
+#else
+  const int opened = archive_read_open_filename(a.get(), file.c_str(), 1 << 16);
+#endif
+  if (opened != ARCHIVE_OK) throw std::runtime_error(archive_error_string(a.get()));
+  std::map<std::string, std::string> files;
+  struct archive_entry* entry = nullptr;
+  while (archive_read_next_header(a.get(), &entry) == ARCHIVE_OK) {
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    std::string content;
+    char buffer[65536];
+    la_ssize_t n = 0;
+    while ((n = archive_read_data(a.get(), buffer, sizeof buffer)) > 0) content.append(buffer, static_cast<std::size_t>(n));
+    if (n < 0) throw std::runtime_error(archive_error_string(a.get()));
+    files[archive_entry_pathname(entry)] = std::move(content);
+  }
+  return files;
 }
 
 }  // namespace zcuda::test

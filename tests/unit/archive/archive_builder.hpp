@@ -2,6 +2,7 @@
 // Builds real zip and tar.gz archives with libarchive's writer, including hostile ones that no
 // well-behaved tool would produce, for the extraction and install tests.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,8 @@ enum class ArchiveType { zip, tar_gz };
 
 // Writes `entries` in order; throws std::runtime_error when libarchive refuses to write one.
 void write_archive(const std::filesystem::path& file, ArchiveType type, const std::vector<Spec>& entries);
+
+// The regular files of a zip archive: name -> content (for checking what zcuda wrote).
+std::map<std::string, std::string> read_zip(const std::filesystem::path& file);
 
 }  // namespace zcuda::test

@@ -12,6 +12,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 
+#include "support/environment.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::fetch::testing {
@@ -40,9 +41,9 @@ class FetchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // A proxy set in the developer's environment must not intercept loopback requests.
-    setenv("NO_PROXY", "127.0.0.1,localhost", 1);
-    setenv("no_proxy", "127.0.0.1,localhost", 1);
-    unsetenv("CURL_CA_BUNDLE");
+    test::set_env("NO_PROXY", "127.0.0.1,localhost");
+    test::set_env("no_proxy", "127.0.0.1,localhost");
+    test::set_env("CURL_CA_BUNDLE", std::nullopt);
   }
 
   // Short pauses and timeouts keep the suite fast; the policy is the same.

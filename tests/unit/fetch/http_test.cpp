@@ -1,7 +1,4 @@
 // Downloads against a real HTTP server on loopback: success, cache, resume, faults, retries.
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <regex>
@@ -394,9 +391,10 @@ TEST_F(FetchTest, ProxyFromTheEnvironmentIsUsed) {
   // A proxy receives the absolute URL as the request target.
   const std::string url = "http://zcuda-proxy-test.invalid/a.zip";
   proxy.serve(url, {.body = body});
-  setenv("http_proxy", proxy.url("/").c_str(), 1);
-  auto got = fetch(request_for(body, {url}), cache, fast_options());
-  unsetenv("http_proxy");
+  auto got = [&] {
+    test::ScopedEnv via("http_proxy", proxy.url("/"));
+    return fetch(request_for(body, {url}), cache, fast_options());
+  }();
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(proxy.count(url), 1u);
 }
@@ -440,15 +438,7 @@ TEST_F(FetchTest, CancellationStopsAndKeepsThePartialForResuming) {
 }
 
 TEST_F(FetchTest, RefusedConnectionIsANetworkErrorAfterRetries) {
-  int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(probe);  // nobody listens on this port now
-  std::string url = fmt::format("http://127.0.0.1:{}/a", ntohs(address.sin_port));
+  std::string url = fmt::format("http://127.0.0.1:{}/a", test::unused_loopback_port());
   auto got = fetch(request_for("x", {url}), cache, fast_options());
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().kind, ErrorKind::network);

@@ -122,7 +122,7 @@ TEST(ProgressText, ShowsBytesPercentRateAndEta) {
 
 TEST(ProgressText, NothingIsDrawnWhenDisabled) {
   test::TempDir dir;
-  std::FILE* file = std::fopen((dir / "out").c_str(), "w");
+  std::FILE* file = std::fopen((dir / "out").string().c_str(), "w");
   ASSERT_NE(file, nullptr);
   {
     ui::ProgressLine line(file);  // a regular file is not a terminal

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/core/error.hpp>
+#include <zcuda/core/json_text.hpp>
+#include <zcuda/core/path_format.hpp>
 
 namespace zcuda {
 namespace {
@@ -34,6 +36,22 @@ TEST(Error, FailCarriesMessageAndHint) {
   EXPECT_EQ(r.error().hint, "look elsewhere");
   Error e = Error{ErrorKind::io, "m", "h", {}}.with_note("n1").with_note("n2");
   EXPECT_EQ(e.notes.size(), 2u);
+}
+
+// A child's output in a legacy code page ("é" as the single byte 0xE9) must not end zcuda.
+TEST(JsonText, InvalidUtf8IsReplacedNotThrown) {
+  const nlohmann::json j = {{"line", std::string("path=C:\\caf\xe9")}};
+  std::string text;
+  ASSERT_NO_THROW(text = json_text(j));
+  EXPECT_NE(text.find("caf\xef\xbf\xbd"), std::string::npos) << text;
+  EXPECT_EQ(nlohmann::json::parse(text)["line"], "path=C:\\caf\xef\xbf\xbd");
+}
+
+// Paths in messages: quoted, separators as they are, control characters escaped.
+TEST(PathFormat, QuotedUnescapedAndSafe) {
+  EXPECT_EQ(fmt::format("{}", std::filesystem::path(u8"/tmp/a b/é")), "\"/tmp/a b/é\"");
+  EXPECT_EQ(fmt::format("{}", std::filesystem::path("a\\b")), "\"a\\b\"");
+  EXPECT_EQ(fmt::format("{}", std::filesystem::path("evil\x1b[2Jname")), "\"evil\\x1b[2Jname\"");
 }
 
 }  // namespace

@@ -84,11 +84,7 @@ TEST_F(RunFixture, KilledZcudaTakesTheProgramWithIt) {
   BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "sleep", "3000",
                                "touch", marker.string()});
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-#ifdef _WIN32
-  zcuda_run.kill(0);
-#else
-  zcuda_run.kill(SIGKILL);
-#endif
+  zcuda_run.kill();
   zcuda_run.wait();
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
   EXPECT_FALSE(fs::exists(marker)) << "the program went on after zcuda was killed";

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -46,7 +47,9 @@ TEST_F(StageFixture, PlanSaysWhereEachFileGoesAndChangesNothing) {
 #ifdef _WIN32
   // The program loads nvcuda.dll at run time: no import names it, the driver rule places it.
   for (const auto& p : j["placements"]) {
-    if (p["path"] == n.driver) EXPECT_NE(p["reason"].get<std::string>().find("driver library"), std::string::npos) << p.dump();
+    if (p["path"] == n.driver) {
+      EXPECT_NE(p["reason"].get<std::string>().find("driver library"), std::string::npos) << p.dump();
+    }
   }
 #else
   bool libcuda_imported = false;
@@ -237,6 +240,43 @@ TEST_F(InstalledRuntime, StagedFileReplacedBySameSizeFileWithTheRecordedTimeIsRe
   EXPECT_EQ(refused.exit_code, 11) << refused.err;
   EXPECT_NE(refused.err.find(cuda_names.nvml), std::string::npos) << refused.err;
   EXPECT_EQ(snapshot(app), changed);
+}
+
+// Windows will not let a DLL that a running program has loaded be replaced (nor the program
+// itself): stage refuses before changing anything and says what to do. On Linux a running program
+// keeps the file it mapped, so staging beside it is safe and goes ahead.
+TEST_F(StageFixture, StagingBesideARunningProgram) {
+  const auto before = snapshot(app);
+  {
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // it has loaded its driver library by now
+    auto r = zcuda({"stage", app.string(), "--runtime-dir", runtime.string()});
+#ifdef _WIN32
+    EXPECT_EQ(r.exit_code, 9) << r.err;  // locked
+    EXPECT_NE(r.err.find(cuda_names.driver), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("in use by a running program"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Close the program"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(app), before) << "nothing may change while the program runs";
+#else
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+#endif
+  }  // the program is ended here
+#ifdef _WIN32
+  auto staged = zcuda({"stage", app.string(), "--runtime-dir", runtime.string()});
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  const auto staged_files = snapshot(app);
+  {
+    // And unstage, while the program runs with the staged DLL loaded.
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    auto r = zcuda({"unstage", app.string()});
+    EXPECT_EQ(r.exit_code, 9) << r.err;
+    EXPECT_NE(r.err.find("in use by a running program"), std::string::npos) << r.err;
+    EXPECT_EQ(snapshot(app), staged_files);
+  }
+#endif
+  ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
+  EXPECT_EQ(snapshot(app), before);
 }
 
 TEST_F(StageFixture, UnstageOfAFolderNeverStagedSaysSo) {

@@ -1,13 +1,18 @@
 /* Loads nvcuda.dll at run time, as CUDA programs (and the CUDA runtime inside them) do, by name,
    so the standard search order applies: the program's own folder first. Prints the identity of
-   the nvcuda.dll it got. */
+   the nvcuda.dll it got. With an argument, it then keeps running (and the DLL loaded) for that
+   many milliseconds. */
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <windows.h>
 
 typedef const char* (*which_fn)(void);
 typedef int (*init_fn)(unsigned);
 
-int main(void) {
+int main(int argc, char** argv) {
+  _setmode(_fileno(stdout), _O_BINARY);  /* "\n" as on Linux, not "\r\n" */
   HMODULE driver = LoadLibraryW(L"nvcuda.dll");
   if (driver == NULL) {
     printf("no nvcuda.dll (error %lu)\n", GetLastError());
@@ -20,5 +25,7 @@ int main(void) {
     return 3;
   }
   printf("%s\n", which());
+  fflush(stdout);
+  if (argc > 1) Sleep((DWORD)atoi(argv[1]));
   return init(0);
 }
