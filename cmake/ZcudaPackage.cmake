@@ -15,6 +15,8 @@ else()
   set(CPACK_SYSTEM_NAME linux-x86_64)
 endif()
 set(CPACK_GENERATOR ZIP)
+# Release executables without their symbol tables.
+set(CPACK_STRIP_FILES ON)
 # One top folder, zcuda-<version>-<system>/, as release archives usually have.
 set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)

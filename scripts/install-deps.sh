@@ -15,6 +15,9 @@ packages=(
   # tests: PE files for the import parser, built with the MinGW-w64 cross compilers (PE32+ and
   # PE32); benchmarks: hyperfine
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 hyperfine
+  # the Windows build (scripts/windows-deps.sh, scripts/test-windows.sh): MinGW-w64 with posix
+  # threads, zlib for it, what building Debian's source packages takes, and Wine to run the tests
+  g++-mingw-w64-x86-64-posix libz-mingw-w64-dev dpkg-dev autoconf automake libtool wine64
 )
 
 if [[ ${EUID} -ne 0 ]]; then
@@ -22,12 +25,35 @@ if [[ ${EUID} -ne 0 ]]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+
+# The Windows build compiles its libraries from Debian's source packages (apt-get source), which
+# needs deb-src entries; added once, beside the deb entries the machine already has.
+deb_src=/etc/apt/sources.list.d/zcuda-deb-src.sources
+if ! grep -rqsE "^(Types:.*deb-src|deb-src )" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
+  echo "install-deps: adding Debian source package entries ($deb_src)"
+  cat >"$deb_src" <<'SOURCES'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: bookworm-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  need_update=1
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages already installed"
+  [[ -z ${need_update:-} ]] || apt-get update -qq
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"

@@ -20,11 +20,12 @@ wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
 
 echo "== windows: configure and build"
 cmake --preset windows >/dev/null
-rm -rf "$WINEPREFIX"
-"$wine" wineboot --init >/dev/null 2>&1
-# One Wine server for the whole run instead of one per test process.
-"$wineserver" --persistent=60
+"$wineserver" --kill >/dev/null 2>&1 || true  # one left from an earlier run
+rm -rf "$WINEPREFIX" && mkdir -p "$WINEPREFIX"
+# One Wine server for the whole run instead of one per test process, ended when this script is.
+"$wineserver" --persistent
 trap '"$wineserver" --kill >/dev/null 2>&1 || true' EXIT
+"$wine" wineboot --init >/dev/null 2>&1
 cmake --build --preset windows
 # Wine starts its desktop process (explorer.exe /desktop) for the first program that touches the
 # window system (DXGI does) and hands it that program's standard handles: started from inside a
@@ -37,4 +38,10 @@ ctest --preset windows
 echo "== windows: release zip"
 (cd "$build" && cpack -G ZIP >/dev/null)
 zip=$(ls "$build"/zcuda-*-windows-x86_64.zip)
-echo "windows: $zip ($(stat -c %s "$zip") bytes)"
+# What a user unzips: both programs, the licences and the docs, in one folder.
+top=$(basename "$zip" .zip)
+listing=$(bsdtar -tf "$zip")
+for entry in zcuda.exe zcuda-probe.exe LICENSE THIRD_PARTY_NOTICES.md README.md docs/windows.md docs/cli.md; do
+  grep -qx "$top/$entry" <<<"$listing" || { echo "test-windows: $entry is missing from $zip" >&2; exit 1; }
+done
+echo "windows: $zip ($(stat -c %s "$zip") bytes, $(wc -l <<<"$listing") entries)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: builds zcuda under AddressSanitizer and UndefinedBehaviorSanitizer
-# with warnings as errors, and runs every test in that build. (The `dev` preset is the same build
-# without sanitizers, for day-to-day work: cmake --preset dev && cmake --build --preset dev &&
-# ctest --preset dev.)
+# with warnings as errors and runs every test in that build; then builds zcuda for Windows with
+# MinGW-w64 and runs every test again as Windows programs under Wine (scripts/test-windows.sh,
+# which also makes the release zip). (The `dev` preset is the Linux build without sanitizers, for
+# day-to-day work: cmake --preset dev && cmake --build --preset dev && ctest --preset dev.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,3 +13,5 @@ cmake --preset "${preset}" >/dev/null
 cmake --build --preset "${preset}"
 echo "== ${preset}: test"
 ctest --preset "${preset}"
+
+./scripts/test-windows.sh

@@ -133,5 +133,8 @@ echo "zlib $(dpkg-query -W -f='${Version}' libz-mingw-w64-dev) (libz-mingw-w64-d
 
 rm -rf "$prefix"
 mv "$stage" "$prefix"
+for old in "$cache"/mingw64-*; do  # prefixes of older versions or recipes
+  [[ $old == "$prefix" ]] || rm -rf "$old"
+done
 log "done in $(( $(date +%s) - started )) s: $prefix"
 echo "$prefix"

@@ -72,7 +72,7 @@ void print_output(const cli::Context& context, const char* command, cli::Command
 }  // namespace
 
 int main(int argc, char** argv) {
-  platform::use_binary_stdio();
+  platform::prepare_stdio();
   cli::Context context;
   CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};
   app.name("zcuda");

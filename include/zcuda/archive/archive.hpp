@@ -34,7 +34,7 @@ struct WrittenEntry {
 
 struct Extracted {
   Scan scan;
-  std::vector<WrittenEntry> entries;  // in archive order
+  std::vector<WrittenEntry> entries;  // in archive order (on Windows links, written as copies, come last)
 };
 
 struct ExtractOptions {

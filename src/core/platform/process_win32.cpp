@@ -65,7 +65,7 @@ Environment current_environment() {
 }
 
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
-  // With the UTF-8 active code page from zcuda's application manifest, string() is UTF-8.
+  // The command line is built in UTF-8 (the arguments are) and widened once for CreateProcessW.
   std::string program = path_to_utf8(spec.program);
   std::wstring command_line = widen(windows_command_line(program, spec.args));
 

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <io.h>
 #include <windows.h>
+
+#include <cstdlib>
 #else
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -12,9 +14,23 @@
 namespace zcuda::platform {
 
 #ifdef _WIN32
-void use_binary_stdio() {
+namespace {
+UINT g_console_output_cp = 0;
+void restore_console_output_cp() { SetConsoleOutputCP(g_console_output_cp); }
+}  // namespace
+
+void prepare_stdio() {
   _setmode(_fileno(stdout), _O_BINARY);
   _setmode(_fileno(stderr), _O_BINARY);
+  // A console shows the bytes in its output code page: make it UTF-8 while zcuda runs, and give
+  // the terminal its own back at exit.
+  DWORD mode = 0;
+  const bool console = GetConsoleMode(GetStdHandle(STD_OUTPUT_HANDLE), &mode) || GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode);
+  if (console && GetConsoleOutputCP() != CP_UTF8) {
+    g_console_output_cp = GetConsoleOutputCP();
+    SetConsoleOutputCP(CP_UTF8);
+    std::atexit(restore_console_output_cp);
+  }
 }
 
 bool is_terminal(std::FILE* stream) {
@@ -24,7 +40,6 @@ bool is_terminal(std::FILE* stream) {
   DWORD mode = 0;
   if (!GetConsoleMode(handle, &mode)) return false;
   SetConsoleMode(handle, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
-  SetConsoleOutputCP(CP_UTF8);
   return true;
 }
 
@@ -35,7 +50,7 @@ int terminal_width(std::FILE* stream) {
   return 80;
 }
 #else
-void use_binary_stdio() {}
+void prepare_stdio() {}
 
 bool is_terminal(std::FILE* stream) { return isatty(fileno(stream)) == 1; }
 

@@ -6,21 +6,18 @@
 
 #include <zcuda/detect/detect.hpp>
 
+#include "detect_test_util.hpp"
+
 namespace zcuda::detect {
 namespace {
+
+using testing::finding;
 
 Profile detect_fixture(const std::string& name, platform::Environment env = {}) {
   Options options;
   options.root = std::filesystem::path(ZCUDA_FIXTURES_DIR) / "detect" / name;
   options.environment = std::move(env);
-  auto profile = detect_machine(options);
-  EXPECT_TRUE(profile) << (profile ? "" : profile.error().message);
-  return profile ? *profile : Profile{};
-}
-
-const Finding* finding(const Profile& p, const std::string& code) {
-  auto it = std::find_if(p.findings.begin(), p.findings.end(), [&](const Finding& f) { return f.code == code; });
-  return it == p.findings.end() ? nullptr : &*it;
+  return testing::detect_with(options);
 }
 
 std::vector<std::string> error_codes(const Profile& p) {

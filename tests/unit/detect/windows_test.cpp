@@ -10,6 +10,7 @@
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/platform/windows_system.hpp>
 
+#include "detect_test_util.hpp"
 #include "support/environment.hpp"
 #include "support/registry_scratch.hpp"
 #include "support/temp_dir.hpp"
@@ -33,18 +34,13 @@ fs::path make_hip_sdk(const fs::path& root, bool with_kernels = true) {
   return root;
 }
 
+using testing::finding;
+
 Profile detect_live(platform::Environment env) {
   Options options;
   options.probe_hip_runtime = false;  // no AMD driver here; the fake DLLs must not be loaded
   options.environment = std::move(env);
-  auto profile = detect_machine(options);
-  EXPECT_TRUE(profile) << (profile ? "" : profile.error().message);
-  return profile ? *profile : Profile{};
-}
-
-const Finding* finding(const Profile& p, const std::string& code) {
-  auto it = std::find_if(p.findings.begin(), p.findings.end(), [&](const Finding& f) { return f.code == code; });
-  return it == p.findings.end() ? nullptr : &*it;
+  return testing::detect_with(options);
 }
 
 std::vector<std::pair<std::string, std::string>> installs(const Profile& p) {

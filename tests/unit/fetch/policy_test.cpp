@@ -62,6 +62,20 @@ TEST(TlsOptions, NativeCaOnlyForOpenSslOnWindows) {
   EXPECT_EQ(ssl_options_for("OpenSSL/3.0.13", false), 0);
 }
 
+// The libcurl zcuda is linked with: Schannel (Windows' TLS and certificate store) on Windows,
+// OpenSSL with the distribution's CA bundle on Linux; both with zlib for compressed responses.
+TEST(TlsOptions, LinkedLibcurlUsesThePlatformsTls) {
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  ASSERT_NE(info->ssl_version, nullptr);
+#ifdef _WIN32
+  EXPECT_EQ(std::string(info->ssl_version).rfind("Schannel", 0), 0u) << info->ssl_version;
+#else
+  EXPECT_EQ(std::string(info->ssl_version).rfind("OpenSSL", 0), 0u) << info->ssl_version;
+#endif
+  EXPECT_NE(info->libz_version, nullptr);
+  EXPECT_NE(info->features & CURL_VERSION_SSL, 0);
+}
+
 TEST(Sha256, KnownVectorsAndStreaming) {
   Sha256 empty;
   EXPECT_EQ(empty.hex_digest(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
