@@ -10,6 +10,7 @@
 #include <zcuda/verify/verify.hpp>
 
 #include "support/temp_dir.hpp"
+#include "support/test_child.hpp"
 
 namespace zcuda::verify {
 namespace {
@@ -207,19 +208,47 @@ TEST(VerifyDigest, Sha256OfKnownContent) {
   EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
 }
 
-#ifndef _WIN32
-TEST(VerifyLaunch, RuntimeFolderGoesFirstOnLdLibraryPath) {
+// How verify (and cuda_check) start a program with a runtime folder first. Linux: the folder
+// leads LD_LIBRARY_PATH. Windows: the program is copied beside the folder's DLLs (the application
+// folder is searched first), with the folder first on PATH; or ZLUDA's zluda.exe starts it.
+TEST(VerifyLaunch, RuntimeFolderGoesFirst) {
   TempDir dir;
-  auto launch = platform::RuntimeLaunch::prepare("/bin/sh", dir.path());
+  const auto child = test::test_child();
+#ifdef _WIN32
+  test::write_file(dir / "nvcuda.dll", "the runtime's driver");
+  auto launch = platform::RuntimeLaunch::prepare(child, dir.path());
+  ASSERT_TRUE(launch) << launch.error().message;
+  EXPECT_EQ(launch->method(), "copy beside DLLs");
+  auto s = launch->spec({"env", "PATH", "out", "|", "cwd"});
+  const auto copy = s.program;
+  EXPECT_NE(copy.parent_path(), child.parent_path());
+  EXPECT_EQ(test::read_file(copy.parent_path() / "nvcuda.dll"), "the runtime's driver");
+  s.working_dir = copy.parent_path();
+  s.streams = platform::StreamMode::capture;
+  auto done = platform::run_process(s);
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(done->out.rfind(dir.path().string() + ";", 0), 0u) << done->out;
+  launch = platform::RuntimeLaunch::prepare(child, std::nullopt);  // the copy goes with the old one
+  EXPECT_FALSE(std::filesystem::exists(copy.parent_path())) << "the temporary folder is removed";
+
+  test::write_file(dir / "zluda.exe", "ZLUDA's launcher");
+  auto through = platform::RuntimeLaunch::prepare(child, dir.path());
+  ASSERT_TRUE(through);
+  EXPECT_EQ(through->method(), "zluda.exe");
+  const auto via = through->spec({"x"});
+  EXPECT_EQ(via.program, dir / "zluda.exe");
+  EXPECT_EQ(via.args, (std::vector<std::string>{"--", child.string(), "x"}));
+#else
+  auto launch = platform::RuntimeLaunch::prepare(child, dir.path());
   ASSERT_TRUE(launch);
   EXPECT_EQ(launch->method(), "LD_LIBRARY_PATH");
-  auto s = launch->spec({"-c", "printf %s \"$LD_LIBRARY_PATH\""});
+  auto s = launch->spec({"env", "LD_LIBRARY_PATH"});
   s.streams = platform::StreamMode::capture;
   auto done = platform::run_process(s);
   ASSERT_TRUE(done);
   EXPECT_EQ(done->out.rfind(dir.path().string(), 0), 0u) << done->out;
-
-  auto system = platform::RuntimeLaunch::prepare("/bin/sh", std::nullopt);
+#endif
+  auto system = platform::RuntimeLaunch::prepare(child, std::nullopt);
   ASSERT_TRUE(system);
   EXPECT_EQ(system->method(), "system");
 }
@@ -227,9 +256,12 @@ TEST(VerifyLaunch, RuntimeFolderGoesFirstOnLdLibraryPath) {
 TEST(VerifyLaunch, CurrentExecutableIsThisTest) {
   auto self = platform::current_executable();
   ASSERT_TRUE(self);
+#ifdef _WIN32
+  EXPECT_EQ(self->filename(), "verify_tests.exe");
+#else
   EXPECT_EQ(self->filename(), "verify_tests");
-}
 #endif
+}
 
 }  // namespace
 }  // namespace zcuda::verify
