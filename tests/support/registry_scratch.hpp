@@ -45,6 +45,12 @@ class RegistryScratch {
     RegCloseKey(k);
   }
   static void create_key(HKEY root, const std::wstring& key) { RegCloseKey(create(root, key)); }
+  // Registry value names ignore case too: a value must go before it can come back spelt otherwise.
+  static void delete_value(HKEY root, const std::wstring& key, const std::wstring& name) {
+    HKEY k = create(root, key);
+    RegDeleteValueW(k, name.c_str());
+    RegCloseKey(k);
+  }
 
  private:
   static HKEY create(HKEY root, const std::wstring& path) {

@@ -134,8 +134,15 @@ void read_variables(HKEY root, const wchar_t* path, const char* scope, std::map<
         text = std::move(expanded);
       }
     }
-    // The user's variables come second and win, as Windows builds a new program's environment.
-    out[narrow(value_name)] = RegisteredVariable{narrow(*text), scope};
+    // The user's variables come second and win, as Windows builds a new program's environment;
+    // names are case-insensitive there, so a user's "Hip_Path" replaces the machine's "HIP_PATH".
+    const std::string utf8_name = narrow(value_name);
+    std::erase_if(out, [&](const auto& entry) {
+      const std::wstring known = widen(entry.first);
+      return CompareStringOrdinal(known.c_str(), static_cast<int>(known.size()), value_name.c_str(),
+                                  static_cast<int>(value_name.size()), TRUE) == CSTR_EQUAL;
+    });
+    out[utf8_name] = RegisteredVariable{narrow(*text), scope};
   }
   RegCloseKey(key);
 }

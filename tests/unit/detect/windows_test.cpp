@@ -164,6 +164,15 @@ TEST_F(DetectWindows, UserVariablesWinOverMachineOnes) {
   ASSERT_FALSE(p.hip_installs.empty());
   EXPECT_EQ(p.hip_installs[0].version, "6.4");
   EXPECT_EQ(p.hip_installs[0].found_via, "HIP_PATH (user environment)");
+
+  // Windows matches the names case-insensitively: the user's spelling replaces the machine's.
+  RegistryScratch::delete_value(HKEY_CURRENT_USER, L"Environment", L"HIP_PATH");
+  RegistryScratch::set_string(HKEY_CURRENT_USER, L"Environment", L"Hip_Path", (rocm / "6.4").wstring());
+  variables = platform::windows::registered_environment();
+  ASSERT_TRUE(variables) << variables.error().message;
+  EXPECT_FALSE(variables->contains("HIP_PATH"));
+  ASSERT_TRUE(variables->contains("Hip_Path"));
+  EXPECT_EQ(variables->at("Hip_Path").scope, "user");
 }
 
 // HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-...}: one numbered subkey per display
