@@ -29,8 +29,13 @@ trap '"$wineserver" --kill >/dev/null 2>&1 || true' EXIT
 cmake --build --preset windows
 # Wine starts its desktop process (explorer.exe /desktop) for the first program that touches the
 # window system (DXGI does) and hands it that program's standard handles: started from inside a
-# test, it would hold the test's pipes open. Start it here, with nothing to inherit.
-"$wine" "$build/bin/zcuda.exe" --home "$build/wine-home" detect </dev/null >/dev/null 2>&1 || true
+# test, it would hold the test's pipes open and the test would wait for ever. Wine also ends it
+# a second after the last program using the desktop exits, so start it here, with nothing to
+# inherit, and keep it in use until the tests are done (the trap's wineserver --kill ends it).
+"$wine" "$build/tests/zcuda-wine-desktop-holder.exe" </dev/null >/dev/null 2>&1 &
+desktop_running() { grep -qsa 'explorer[.]exe' /proc/[0-9]*/cmdline; }
+for _ in $(seq 100); do desktop_running && break; sleep 0.2; done
+desktop_running || { echo "test-windows: Wine's desktop (explorer.exe) did not start" >&2; exit 1; }
 
 echo "== windows: test (under $("$wine" --version))"
 ctest --preset windows
