@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <zcuda/core/error.hpp>
+#include <zcuda/platform/os.hpp>
 
 namespace zcuda::platform {
 
@@ -48,6 +49,10 @@ Result<ProcessResult> run_process(const ProcessSpec& spec);
 
 // The current process's environment.
 Environment current_environment();
+
+// The key under which `env` holds the variable `name`, if it holds it. Windows matches variable
+// names without regard to case, and its environment usually spells PATH "Path".
+std::optional<std::string> variable_key(const Environment& env, std::string_view name, Os os);
 
 // Windows command-line quoting (the rules CommandLineToArgvW and the MSVC runtime apply), so
 // that each argument arrives in the child exactly as given. Pure: testable on every platform.

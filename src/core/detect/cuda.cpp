@@ -37,8 +37,7 @@ std::vector<fs::path> loader_dirs(const SystemView& view, const platform::Enviro
     }
   };
   if (windows) {
-    if (auto it = env.find("PATH"); it != env.end()) add_list(it->second);
-    if (auto it = env.find("Path"); it != env.end()) add_list(it->second);
+    if (auto key = platform::variable_key(env, "PATH", platform::Os::windows)) add_list(env.at(*key));
     return dirs;
   }
   if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end() && !view.rooted()) add_list(it->second);

@@ -1,7 +1,6 @@
 // Turns the probes' observations into a status per GPU and findings that each say what is
 // wrong and what to do. Codes are stable: scripts and reports key on them.
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -158,11 +157,7 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     add(p, Severity::info, "several-hip-installs", fmt::format("{} HIP SDK / ROCm installs were found; zcuda uses {} ({})", p.hip_installs.size(), hip->root, hip->found_via),
         targets_windows(p) ? "Set HIP_PATH to choose another." : "Set ROCM_PATH to choose another.");
   }
-  // Windows variable names are case-insensitive.
-  const bool hip_path_set = std::any_of(env.begin(), env.end(), [](const auto& variable) {
-    return variable.first.size() == 8 && std::equal(variable.first.begin(), variable.first.end(), "HIP_PATH",
-                                                      [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
-  });
+  const bool hip_path_set = platform::variable_key(env, "HIP_PATH", platform::Os::windows).has_value();
   if (targets_windows(p) && hip->found_via.ends_with(" environment)") && !hip_path_set) {
     add(p, Severity::warning, "hip-path-not-in-this-terminal",
         fmt::format("The HIP SDK at {} is registered for new programs ({}), but this terminal was opened before and has no HIP_PATH",

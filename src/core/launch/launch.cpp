@@ -2,7 +2,6 @@
 #include <zcuda/launch/launch.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <fstream>
 
@@ -23,31 +22,13 @@ using platform::Os;
 namespace {
 
 std::optional<std::string> lookup(const platform::Environment& env, const std::string& name, Os os) {
-  if (auto it = env.find(name); it != env.end()) return it->second;
-  if (os == Os::windows) {  // Windows variable names are case-insensitive ("Path")
-    for (const auto& [key, value] : env) {
-      if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          })) {
-        return value;
-      }
-    }
-  }
+  if (auto key = platform::variable_key(env, name, os)) return env.at(*key);
   return std::nullopt;
 }
 
 // The key under which the environment holds `name` (Windows keeps "Path" as it is spelt).
 std::string key_of(const platform::Environment& env, const std::string& name, Os os) {
-  if (os == Os::windows) {
-    for (const auto& [key, value] : env) {
-      if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          })) {
-        return key;
-      }
-    }
-  }
-  return name;
+  return platform::variable_key(env, name, os).value_or(name);
 }
 
 char list_separator(Os os) { return os == Os::windows ? ';' : ':'; }

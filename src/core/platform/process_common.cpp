@@ -1,5 +1,8 @@
 #include <zcuda/platform/process.hpp>
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #ifndef _WIN32
@@ -7,6 +10,19 @@
 #endif
 
 namespace zcuda::platform {
+
+std::optional<std::string> variable_key(const Environment& env, std::string_view name, Os os) {
+  if (auto it = env.find(std::string(name)); it != env.end()) return it->first;
+  if (os != Os::windows) return std::nullopt;
+  for (const auto& [key, value] : env) {
+    if (std::ranges::equal(key, name, [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return key;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string quote_windows_argument(std::string_view arg) {
   if (!arg.empty() && arg.find_first_of(" \t\n\v\"") == std::string_view::npos) return std::string(arg);

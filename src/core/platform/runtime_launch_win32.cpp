@@ -78,12 +78,7 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
   if (ec) return std::unexpected(io_error("copy", program, ec));
   launch.program_ = copy;
   // Libraries the runtime loads later by bare name (HIP, rocBLAS) are found through PATH.
-  // Windows names are case-insensitive: the block usually holds "Path".
-  std::string key = "PATH";
-  for (const auto& [name, value] : launch.environment_) {
-    if (_stricmp(name.c_str(), "PATH") == 0) key = name;
-  }
-  auto& path = launch.environment_[key];
+  auto& path = launch.environment_[variable_key(launch.environment_, "PATH", Os::windows).value_or("PATH")];
   path = utf8(*runtime_dir) + (path.empty() ? "" : ";" + path);
   launch.method_ = "copy beside DLLs";
   return launch;
