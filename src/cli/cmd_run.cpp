@@ -11,11 +11,10 @@
 #include <zcuda/core/version.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/utf8.hpp>
-#include <zcuda/stage/describe.hpp>
-
-#include <zcuda/launch/detected.hpp>
+#include <zcuda/stage/for_launch.hpp>
 
 #include "command.hpp"
+#include "launch_flags.hpp"
 
 namespace zcuda::cli {
 
@@ -23,19 +22,10 @@ namespace {
 
 struct RunOptions {
   std::optional<std::filesystem::path> runtime_dir;
-  std::optional<std::filesystem::path> hip_path;
-  std::optional<std::filesystem::path> libtorch;
-  std::optional<std::string> gfx;
-  std::optional<std::string> device;
-  std::string zluda_cc = launch::kDefaultZludaCc;
+  LaunchFlags launch;
   std::vector<std::string> env;
-  bool no_stage = false;
-  bool direct = false;
-  bool no_detect = false;
   bool print_env = false;
-  bool json = false;
-  bool quiet = false;
-  std::optional<std::filesystem::path> home;
+  InlineGlobals globals;
   std::vector<std::string> unused_positional;
 };
 
@@ -71,53 +61,18 @@ CommandRun setup_run(CLI::App& sub) {
       ->check(CLI::Validator([](std::string&) { return std::string("belongs to the program"); }, "", "program"))
       ->group("");
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
-  sub.add_flag("--no-stage", o->no_stage, "Do not stage the program's folder before launching");
-  sub.add_flag("--direct", o->direct, "Windows: launch the program itself, not through zluda.exe");
+  add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
   sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
-  sub.add_option("--zluda-cc", o->zluda_cc, "Compute capability ZLUDA reports (ZLUDA_CC)")->capture_default_str();
-  sub.add_option("--gfx", o->gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
-  sub.add_option("--device", o->device, "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
-  sub.add_flag("--no-detect", o->no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
-  add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
-  add_path_option(sub, "--libtorch", o->libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
-  sub.add_flag("--json", o->json, "Print machine-readable JSON on stdout (after the program's own output)");
-  sub.add_flag("-q,--quiet", o->quiet, "Show only errors");
-  add_path_option(sub, "--home", o->home, "Folder for everything zcuda writes (as the global --home)");
+  add_inline_globals(sub, o->globals, "Print machine-readable JSON on stdout (after the program's own output)");
 
   return [o, &sub](Context& context) -> Result<CommandOutput> {
-    if (o->json) context.options.json = true;
-    if (o->quiet) context.options.quiet = true;
-    if (o->home) {
-      auto home = app::resolve_home(o->home);
-      if (!home) return std::unexpected(home.error());
-      context.home = *home;
-      context.home_usable = app::create_home_folders(context.home).has_value();
-    }
-    std::vector<std::string> rest = sub.remaining();
-    if (!rest.empty() && rest.front() == "--") {
-      rest.erase(rest.begin());
-    } else if (!rest.empty() && rest.front().size() > 1 && rest.front().front() == '-') {
-      return fail(ErrorKind::usage, fmt::format("'{}' is not an option of zcuda run", rest.front()),
-                  "Options of zcuda run go before APP (global ones such as -v before 'run'); if the program's name starts "
-                  "with '-', write: zcuda run -- APP.");
-    }
-    if (rest.empty()) return fail(ErrorKind::usage, "zcuda run needs a program to run", "Usage: zcuda run [OPTIONS] [--] APP [ARGS...]");
-
-    launch::LaunchOptions options;
-    options.program = platform::path_from_utf8(rest.front());
-    options.args.assign(rest.begin() + 1, rest.end());
-    options.hip_path = o->hip_path;
-    options.libtorch = o->libtorch;
-    options.zluda_cc = o->zluda_cc;
-    options.gfx = o->gfx;
-    options.device = o->device;
-    options.direct = o->direct;
-    // Detection fills what the user did not set: the discrete GPU when an integrated one comes
-    // first, its gfx for the kernel folders, the HIP SDK / ROCm root, and whether MIOpen exists.
-    const detect::Profile detected = o->no_detect ? detect::Profile{} : launch::detect_for_launch();
-    launch::apply_detected(options, launch::settings_from_profile(detected));
+    if (auto applied = apply_inline_globals(o->globals, context); !applied) return std::unexpected(applied.error());
+    auto rest = program_and_args(sub.remaining(), "run");
+    if (!rest) return std::unexpected(rest.error());
+    const detect::Profile detected = detect_unless_told_not_to(o->launch);
+    launch::LaunchOptions options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
     for (const auto& assignment : o->env) {
       auto kv = launch::parse_assignment(assignment);
       if (!kv) return std::unexpected(kv.error());
@@ -138,27 +93,14 @@ CommandRun setup_run(CLI::App& sub) {
     }
 
     bool staged = false;
-    const auto os = platform::current_os();
-    if (!o->no_stage && stage::uses_cuda_libraries(plan->target, os)) {
-      stage::PlanOptions stage_options;
-      stage_options.app = plan->target;
-      stage_options.runtime_dir = runtime->dir;
-      stage_options.os = os;
-      stage_options.backends = stage::backends_from_detection(detected);
-      auto result = stage::stage(stage_options);
-      if (!result) return std::unexpected(std::move(result.error()).with_note("the program was not started; --no-stage skips staging"));
-      if (result->recovered) note(context, stage::describe(*result->recovered));
-      if (result->placed > 0) {
-        note(context, fmt::format("staged {} file{} into {} (journaled; 'zcuda unstage {}' restores the folder)", result->placed,
-                                  result->placed == 1 ? "" : "s", result->plan.root, result->plan.root));
+    if (!o->launch.no_stage) {
+      auto staging = stage::stage_for_launch(plan->target, runtime->dir, platform::current_os(), detected);
+      if (!staging) return std::unexpected(staging.error());
+      for (const auto& n : staging->notices) note(context, n);
+      if (staging->result) {
+        staged = true;
+        output.json["stage"] = stage::to_json(*staging->result);
       }
-      for (const auto& n : result->plan.names) {
-        if (n.service == stage::Service::no_backend || n.service == stage::Service::not_in_runtime || n.service == stage::Service::stub) {
-          note(context, fmt::format("warning: {}: {}", n.name, n.note));
-        }
-      }
-      staged = true;
-      output.json["stage"] = stage::to_json(*result);
     }
 
     platform::ProcessSpec spec;

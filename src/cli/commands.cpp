@@ -9,6 +9,7 @@ CommandRun setup_verify(CLI::App& sub);
 CommandRun setup_stage(CLI::App& sub);
 CommandRun setup_unstage(CLI::App& sub);
 CommandRun setup_run(CLI::App& sub);
+CommandRun setup_bench(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -19,6 +20,7 @@ const std::vector<CommandSpec>& commands() {
       {"stage", "Place ZLUDA's libraries into a program's folder (journaled, reversible)", &setup_stage},
       {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
+      {"bench", "Run a program under two runtimes alternated, check its output, and compare (A/B)", &setup_bench},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;

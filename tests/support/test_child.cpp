@@ -12,8 +12,14 @@
 //   exit N                   exit with code N
 //   argdump ARGS...          write each remaining argument as "arg:<hex bytes>" lines, then exit
 //                            with the code in ARGDUMP_EXIT (0 when unset)
+//   series NAME COUNT BASE   write COUNT lines "NAME <value>": first a warm-up value (BASE/10),
+//                            then BASE times ZCUDA_TEST_FACTOR (default 1) with +-1% noise that
+//                            is fixed by ZCUDA_TEST_SEED, ZCUDA_BENCH_VARIANT and ZCUDA_BENCH_RUN
+//   appendenv FILE NAMES...  append the values of the named variables, space-separated, as one
+//                            line to FILE (a record of which run came when)
 // Text is UTF-8 on every platform (Windows: from the wide command line the C runtime parsed).
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +130,30 @@ int run(const std::vector<std::string>& args) {
       std::raise(std::stoi(next()));
     } else if (action == "exit") {
       return std::stoi(next());
+    } else if (action == "series") {
+      const std::string name = next();
+      const long count = std::stol(next());
+      const double base = std::stod(next());
+      const std::string factor = env_value("ZCUDA_TEST_FACTOR");
+      const double scale = factor == "<unset>" ? 1.0 : std::stod(factor);
+      // A small LCG: the same noise for the same seed, variant and run on every platform.
+      std::uint64_t state = 14695981039346656037ull;  // FNV-1a of the seed text
+      for (const char c : env_value("ZCUDA_TEST_SEED") + "/" + env_value("ZCUDA_BENCH_VARIANT") + "/" + env_value("ZCUDA_BENCH_RUN")) {
+        state = (state ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+      }
+      for (long k = 0; k < count; ++k) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const double noise = (static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5) * 0.02;
+        const double value = k == 0 ? base / 10 : base * scale * (1 + noise);
+        char line[128];
+        std::snprintf(line, sizeof line, "%s %.6f\n", name.c_str(), value);
+        write(stdout, line);
+      }
+    } else if (action == "appendenv") {
+      std::ofstream file(to_path(next()), std::ios::app);
+      std::string line;
+      for (++i; i < args.size(); ++i) line += (line.empty() ? "" : " ") + env_value(args[i]);
+      file << line << "\n";
     } else if (action == "argdump") {
       static const char* digits = "0123456789abcdef";
       for (++i; i < args.size(); ++i) {

@@ -60,6 +60,10 @@ Result<std::filesystem::path> resolve_program(const std::filesystem::path& progr
 
 Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base);
 
+// A launch without ZLUDA (bench's `native`): the program itself, with the environment as given
+// plus the overrides; options.runtime is not used.
+Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base);
+
 nlohmann::json to_json(const LaunchPlan& plan);
 
 struct RunRecord {

@@ -19,4 +19,8 @@ struct RuntimeLocation {
 // text file next to those folders) names the version in use.
 Result<RuntimeLocation> locate_runtime(const std::optional<std::filesystem::path>& flag, const app::Home& home);
 
+// A runtime named on bench's command line: "native" (no ZLUDA: nullopt), an installed version
+// ("v6-preview.69", looked up under home first), or a folder. No spec: what `zcuda run` would use.
+Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const app::Home& home);
+
 }  // namespace zcuda::launch

@@ -1,6 +1,7 @@
 #pragma once
 // Child processes: spawn with an exact argument vector and environment, capture or inherit the
 // standard streams, enforce a timeout by killing the whole process tree, report how it ended.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -19,6 +20,7 @@ using Environment = std::map<std::string, std::string>;
 enum class StreamMode {
   inherit,  // the child shares zcuda's terminal (zcuda run)
   capture,  // stdout and stderr are collected; stdin is empty (verify's probes)
+  tee,      // as capture, and also copied to zcuda's own stdout and stderr as they arrive
 };
 
 struct ProcessSpec {
@@ -29,6 +31,11 @@ struct ProcessSpec {
   StreamMode streams = StreamMode::inherit;
   std::optional<std::chrono::milliseconds> timeout; // past it the whole tree is killed
   std::size_t capture_limit = 16u << 20;            // bytes kept per captured stream
+  // Captured modes: when this becomes true (Ctrl-C seen by zcuda) the whole tree is killed.
+  const std::atomic<bool>* cancel = nullptr;
+  // Windows: the arguments are joined with single spaces as given, unquoted, because cmd.exe's
+  // /c reads its own command line by its own rules. Ignored elsewhere.
+  bool windows_verbatim = false;
 };
 
 struct ProcessResult {
@@ -36,6 +43,7 @@ struct ProcessResult {
   std::optional<int> signal;        // POSIX: the terminating signal
   std::optional<std::uint32_t> exception_status;  // Windows: an NTSTATUS crash code (0xC0000005 ...)
   bool timed_out = false;
+  bool cancelled = false;           // killed because `cancel` became true
   std::string out;
   std::string err;
   double seconds = 0;
@@ -58,6 +66,9 @@ std::optional<std::string> variable_key(const Environment& env, std::string_view
 // that each argument arrives in the child exactly as given. Pure: testable on every platform.
 std::string quote_windows_argument(std::string_view arg);
 std::string windows_command_line(std::string_view program, const std::vector<std::string>& args);
+
+// The platform shell running `command`: /bin/sh -c on POSIX, cmd.exe /d /s /c on Windows.
+ProcessSpec shell_command(const std::string& command);
 
 // Human description of how a process ended: "exit code 3", "killed by signal 11 (SIGSEGV)",
 // "crashed with exception 0xC0000005 (access violation)", "timed out".

@@ -74,6 +74,16 @@ std::optional<fs::path> kernel_folder(const fs::path& base, const std::optional<
   return base;
 }
 
+// Sets one variable of the plan's environment and records the change; a later setting of the
+// same variable replaces the earlier record.
+void set_variable(LaunchPlan& plan, Os os, const std::string& name, std::string value, std::string why) {
+  const std::string key = key_of(plan.environment, name, os);
+  auto before = lookup(plan.environment, name, os);
+  plan.environment[key] = value;
+  std::erase_if(plan.changes, [&](const EnvChange& c) { return c.name == key; });
+  plan.changes.push_back(EnvChange{key, before, std::move(value), std::move(why)});
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
@@ -124,12 +134,7 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   plan.target = *target;
   plan.environment = base;
   auto set = [&](const std::string& name, std::string value, std::string why) {
-    const std::string key = key_of(plan.environment, name, os);
-    auto before = lookup(plan.environment, name, os);
-    plan.environment[key] = value;
-    // A later setting of the same variable replaces the earlier record.
-    std::erase_if(plan.changes, [&](const EnvChange& c) { return c.name == key; });
-    plan.changes.push_back(EnvChange{key, before, std::move(value), std::move(why)});
+    set_variable(plan, os, name, std::move(value), std::move(why));
   };
 
   const fs::path& runtime = options.runtime.dir;
@@ -180,6 +185,18 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     plan.program = plan.target;
     plan.args = options.args;
   }
+  return plan;
+}
+
+Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base) {
+  auto target = resolve_program(options.program, base, options.os);
+  if (!target) return std::unexpected(target.error());
+  LaunchPlan plan;
+  plan.target = *target;
+  plan.program = *target;
+  plan.args = options.args;
+  plan.environment = base;
+  for (const auto& [name, value] : options.overrides) set_variable(plan, options.os, name, value, "--env");
   return plan;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
@@ -26,7 +27,54 @@ bool holds_driver(const fs::path& dir) {
   return fs::exists(dir / "nvcuda.dll", ec) || fs::exists(dir / "libcuda.so.1", ec);
 }
 
+// The installed version's folder: the files at its top or in the archive's zluda/ folder.
+std::optional<fs::path> installed_version_dir(const fs::path& base, const std::string& version) {
+  const fs::path dir = base / platform::path_from_utf8(version);
+  for (const fs::path& candidate : {dir, dir / "zluda"}) {
+    if (holds_driver(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> installed_versions(const fs::path& base) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && installed_version_dir(base, platform::path_to_utf8(it->path().filename()))) {
+      out.push_back(platform::path_to_utf8(it->path().filename()));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
+
+Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const app::Home& home) {
+  if (!spec) {
+    auto located = locate_runtime(std::nullopt, home);
+    if (!located) return std::unexpected(located.error());
+    return std::optional<RuntimeLocation>(*located);
+  }
+  if (*spec == "native") return std::optional<RuntimeLocation>();
+  const fs::path base = home.installs() / "zluda";
+  const bool looks_like_path = spec->find_first_of("/\\") != std::string::npos;
+  if (!looks_like_path && !spec->empty() && *spec != "." && *spec != "..") {
+    if (auto dir = installed_version_dir(base, *spec)) return std::optional<RuntimeLocation>(RuntimeLocation{*dir, "installed", *spec});
+  }
+  std::error_code ec;
+  const fs::path folder = platform::path_from_utf8(*spec);
+  if (fs::is_directory(folder, ec)) {
+    auto located = locate_runtime(folder, home);
+    if (!located) return std::unexpected(located.error());
+    located->chosen_by = "folder";
+    return std::optional<RuntimeLocation>(*located);
+  }
+  const auto versions = installed_versions(base);
+  return fail(ErrorKind::not_found, fmt::format("'{}' is neither an installed ZLUDA version nor a folder", *spec),
+              versions.empty() ? std::string("Install one with 'zcuda install', give a ZLUDA folder, or say 'native' for no ZLUDA.")
+                               : fmt::format("Installed: {}. Or give a ZLUDA folder, or 'native' for no ZLUDA.", fmt::join(versions, ", ")));
+}
 
 Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, const app::Home& home) {
   std::error_code ec;
@@ -49,9 +97,7 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
   }
   const fs::path dir = base / platform::path_from_utf8(version);
   // ZLUDA's archives hold one top folder, zluda/; accept the files at either level.
-  for (const fs::path& candidate : {dir, dir / "zluda"}) {
-    if (holds_driver(candidate)) return RuntimeLocation{candidate, "installed", version};
-  }
+  if (auto found = installed_version_dir(base, version)) return RuntimeLocation{*found, "installed", version};
   return fail(ErrorKind::not_found, fmt::format("The installed ZLUDA {} is missing from {}", version, dir),
               "Run 'zcuda install' again to repair it, or pass --runtime-dir DIR.");
 }

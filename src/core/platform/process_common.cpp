@@ -78,6 +78,7 @@ std::string_view exception_name(std::uint32_t code) {
 
 std::string describe_exit(const ProcessResult& result) {
   if (result.timed_out) return fmt::format("timed out after {:.1f} s and was killed", result.seconds);
+  if (result.cancelled) return fmt::format("stopped by Ctrl-C after {:.1f} s", result.seconds);
   if (result.signal) {
 #ifndef _WIN32
     const char* abbrev = sigabbrev_np(*result.signal);

@@ -88,7 +88,7 @@ class SignalGuard {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (spec.streams == StreamMode::capture) {
+  if (spec.streams != StreamMode::inherit) {
     // Its own process group, so a timeout can kill the whole tree; no terminal input.
     setpgid(0, 0);
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -117,6 +117,19 @@ void append_limited(std::string& target, const char* data, std::size_t n, std::s
   if (target.size() >= limit) return;
   target.append(data, std::min(n, limit - target.size()));
 }
+
+// tee: the child's bytes go on to zcuda's own stream as they arrive (a closed one is ignored).
+void pass_through(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    ssize_t written = ::write(fd, data, n);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return;
+    data += written;
+    n -= static_cast<std::size_t>(written);
+  }
+}
+
+bool cancel_requested(const ProcessSpec& spec) { return spec.cancel != nullptr && spec.cancel->load(); }
 
 }  // namespace
 
@@ -151,7 +164,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
   Pipe error_pipe, out_pipe, err_pipe;
   if (!error_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
-  const bool capture = spec.streams == StreamMode::capture;
+  const bool capture = spec.streams != StreamMode::inherit;
+  const bool tee = spec.streams == StreamMode::tee;
   if (capture && (!out_pipe.open() || !err_pipe.open())) return fail(ErrorKind::internal, "Could not create a pipe");
 
   SignalGuard guard(!capture);
@@ -184,6 +198,11 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     int open_count = 2;
     while (open_count > 0) {
       int wait_ms = 200;
+      if (cancel_requested(spec)) {
+        kill(-pid, SIGKILL);
+        result.cancelled = true;
+        break;
+      }
       if (spec.timeout) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now());
         if (left.count() <= 0) {
@@ -203,6 +222,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
           --open_count;
         } else {
           append_limited(i == 0 ? result.out : result.err, buffer, static_cast<std::size_t>(n), spec.capture_limit);
+          if (tee) pass_through(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buffer, static_cast<std::size_t>(n));
         }
       }
     }
@@ -210,11 +230,17 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
   int status = 0;
   while (true) {
-    if (!killed_for_timeout && spec.timeout) {
+    // A child that closed its streams but runs on still answers to the timeout and to Ctrl-C.
+    if (!killed_for_timeout && !result.cancelled && (spec.timeout || spec.cancel != nullptr)) {
       pid_t done = waitpid(pid, &status, WNOHANG);
       if (done == pid) break;
       if (done < 0 && errno != EINTR) break;
-      if (Clock::now() >= started + *spec.timeout) {
+      if (cancel_requested(spec)) {
+        kill(capture ? -pid : pid, SIGKILL);
+        result.cancelled = true;
+        continue;
+      }
+      if (spec.timeout && Clock::now() >= started + *spec.timeout) {
         kill(capture ? -pid : pid, SIGKILL);
         killed_for_timeout = true;
         continue;
@@ -236,6 +262,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     result.exit_code = 128 + WTERMSIG(status);
   }
   return result;
+}
+
+ProcessSpec shell_command(const std::string& command) {
+  ProcessSpec spec;
+  spec.program = "/bin/sh";
+  spec.args = {"-c", command};
+  return spec;
 }
 
 }  // namespace zcuda::platform

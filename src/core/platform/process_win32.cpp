@@ -31,12 +31,25 @@ struct Handle {
   }
 };
 
-void drain(HANDLE pipe, std::string* target, std::size_t limit) {
+// `echo`: tee mode's copy to zcuda's own stream (nullptr: none).
+void drain(HANDLE pipe, std::string* target, std::size_t limit, HANDLE echo) {
   char buffer[65536];
   DWORD n = 0;
   while (ReadFile(pipe, buffer, sizeof buffer, &n, nullptr) && n > 0) {
     if (target->size() < limit) target->append(buffer, std::min<std::size_t>(n, limit - target->size()));
+    if (echo != nullptr && echo != INVALID_HANDLE_VALUE) {
+      DWORD written = 0;
+      WriteFile(echo, buffer, n, &written, nullptr);
+    }
   }
+}
+
+// The command line: quoted per argument, or for cmd.exe joined as given (ProcessSpec::windows_verbatim).
+std::string command_line_of(const std::string& program, const ProcessSpec& spec) {
+  if (!spec.windows_verbatim) return windows_command_line(program, spec.args);
+  std::string line = windows_command_line(program, {});
+  for (const auto& a : spec.args) line += " " + a;
+  return line;
 }
 
 // winerror.h's ERROR_ELEVATION_REQUIRED, which MinGW's headers lack: the program's manifest asks
@@ -67,7 +80,7 @@ Environment current_environment() {
 Result<ProcessResult> run_process(const ProcessSpec& spec) {
   // The command line is built in UTF-8 (the arguments are) and widened once for CreateProcessW.
   std::string program = path_to_utf8(spec.program);
-  std::wstring command_line = widen(windows_command_line(program, spec.args));
+  std::wstring command_line = widen(command_line_of(program, spec));
 
   std::wstring env_block;
   if (spec.environment) {
@@ -87,7 +100,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
 
   SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   Handle out_read, out_write, err_read, err_write, null_in;
-  const bool capture = spec.streams == StreamMode::capture;
+  const bool capture = spec.streams != StreamMode::inherit;
+  const bool tee = spec.streams == StreamMode::tee;
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   if (capture) {
@@ -137,14 +151,33 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   ProcessResult result;
   std::thread out_reader, err_reader;
   if (capture) {
-    out_reader = std::thread(drain, out_read.h, &result.out, spec.capture_limit);
-    err_reader = std::thread(drain, err_read.h, &result.err, spec.capture_limit);
+    out_reader = std::thread(drain, out_read.h, &result.out, spec.capture_limit, tee ? GetStdHandle(STD_OUTPUT_HANDLE) : nullptr);
+    err_reader = std::thread(drain, err_read.h, &result.err, spec.capture_limit, tee ? GetStdHandle(STD_ERROR_HANDLE) : nullptr);
   }
-  DWORD wait_ms = spec.timeout ? static_cast<DWORD>(spec.timeout->count()) : INFINITE;
-  if (WaitForSingleObject(process.h, wait_ms) == WAIT_TIMEOUT) {
-    result.timed_out = true;
+  // Waited for in slices so that Ctrl-C (spec.cancel) is seen while the child runs.
+  const auto kill_tree = [&] {
     if (job.h != nullptr) TerminateJobObject(job.h, 1); else TerminateProcess(process.h, 1);
     WaitForSingleObject(process.h, INFINITE);
+  };
+  while (true) {
+    long long slice_ms = spec.cancel != nullptr ? 100 : -1;  // -1: no limit
+    if (spec.timeout) {
+      const long long left = std::max<long long>(
+          0, std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now()).count());
+      slice_ms = slice_ms < 0 ? left : std::min(slice_ms, left);
+    }
+    const DWORD slice = slice_ms < 0 ? INFINITE : static_cast<DWORD>(slice_ms);
+    if (WaitForSingleObject(process.h, slice) != WAIT_TIMEOUT) break;
+    if (spec.cancel != nullptr && spec.cancel->load()) {
+      result.cancelled = true;
+      kill_tree();
+      break;
+    }
+    if (spec.timeout && Clock::now() >= started + *spec.timeout) {
+      result.timed_out = true;
+      kill_tree();
+      break;
+    }
   }
   // Grandchildren may still hold the pipes: end the job so the readers see end-of-file.
   if (capture && job.h != nullptr) TerminateJobObject(job.h, 1);
@@ -157,8 +190,19 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   result.exit_code = static_cast<int>(code);
   // NTSTATUS error codes (0xC...) mean the process died of an exception, not by calling exit().
-  if (!result.timed_out && (code & 0xF0000000u) == 0xC0000000u) result.exception_status = code;
+  if (!result.timed_out && !result.cancelled && (code & 0xF0000000u) == 0xC0000000u) result.exception_status = code;
   return result;
+}
+
+ProcessSpec shell_command(const std::string& command) {
+  ProcessSpec spec;
+  wchar_t comspec[MAX_PATH];
+  const DWORD n = GetEnvironmentVariableW(L"ComSpec", comspec, MAX_PATH);
+  spec.program = n > 0 && n < MAX_PATH ? std::filesystem::path(comspec) : std::filesystem::path(L"cmd.exe");
+  // /s: cmd strips the outer quotes and runs what is inside exactly as typed.
+  spec.args = {"/d", "/s", "/c", "\"" + command + "\""};
+  spec.windows_verbatim = true;
+  return spec;
 }
 
 }  // namespace zcuda::platform

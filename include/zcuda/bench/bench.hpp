@@ -1,0 +1,66 @@
+#pragma once
+// `zcuda bench`: one program run under two variants (runtime + environment), alternated
+// A B A B ..., each run launched as `zcuda run` launches it, its output checked and measured,
+// and the two compared (docs/bench.md).
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/bench/metric.hpp>
+#include <zcuda/bench/record.hpp>
+#include <zcuda/bench/stats.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/detect/profile.hpp>
+#include <zcuda/launch/launch.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::bench {
+
+struct VariantSpec {
+  std::string label;                          // default "A" / "B"
+  std::optional<std::string> runtime;         // version, folder or "native"; none: what run uses
+  std::map<std::string, std::string> env;     // --a-env / --b-env
+};
+
+struct BenchOptions {
+  // Program, arguments and the settings run shares (HIP root, gfx, device, ZLUDA_CC, --direct);
+  // the runtime and overrides are set per variant.
+  launch::LaunchOptions launch;
+  bool no_stage = false;
+  std::array<VariantSpec, 2> variants;
+  int runs = 2;                               // per variant
+  std::optional<Metric> metric;               // none: a run's wall time is its value
+  int warmup = 0;                             // values dropped at the start of every run
+  Better better = Better::lower;
+  int expect_exit = 0;
+  std::optional<std::chrono::milliseconds> timeout;
+  std::optional<std::string> check;           // run through the platform shell after each run
+  BootstrapSettings bootstrap;
+  bool show_output = false;                   // pass the program's output through as it runs
+  const std::atomic<bool>* cancel = nullptr;  // Ctrl-C
+};
+
+// What the command shows while it runs; the core says what happens, the CLI decides how.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void notice(const std::string& text) = 0;
+  virtual void run_starting(const VariantRecord& variant, int run, int step, int steps) = 0;
+  virtual void run_finished(const VariantRecord& variant, const RunResult& run, int step, int steps) = 0;
+};
+
+// Runs the whole bench and returns its record (not yet written). Errors only when nothing could
+// be run at all (program or runtime not found, staging refused); a failing run is a result.
+Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home, const detect::Profile& detected,
+                              const platform::Environment& base, Observer& observer);
+
+// What a maintainer needs to know of the machine, from detection.
+MachineInfo machine_info(const detect::Profile& detected);
+
+}  // namespace zcuda::bench

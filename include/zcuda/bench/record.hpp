@@ -1,0 +1,132 @@
+#pragma once
+// The bench record: what `zcuda bench` writes under the home's state/bench/ and what `report`
+// reads back. One to_json/from_json pair, owned here, serves both (docs/bench.md lists the fields).
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/bench/stats.hpp>
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::bench {
+
+inline constexpr int kRecordSchema = 1;
+
+struct CheckResult {
+  int exit_code = 0;
+  bool ok = false;
+  double seconds = 0;
+};
+
+struct RunResult {
+  int number = 0;                      // 1..runs within its variant
+  int exit_code = 0;
+  std::optional<int> signal;           // POSIX: the signal that ended it
+  bool timed_out = false;
+  bool cancelled = false;              // stopped by Ctrl-C
+  double seconds = 0;                  // wall time of the launch, start to exit
+  std::vector<double> values;          // every value found, warm-up included
+  std::optional<CheckResult> check;    // --check, when given and the run itself passed
+  std::string failure;                 // empty when the run passed; else why it did not
+  std::string output_tail;             // the end of its output, kept only for a failed run
+
+  bool ok() const { return failure.empty(); }
+};
+
+struct Library {
+  std::string name;
+  std::string sha256;
+};
+
+struct RuntimeInfo {
+  std::string spec;                    // as given: "native", a version, a folder, or "default"
+  std::string dir;                     // empty for native
+  std::optional<std::string> version;  // the installed ZLUDA release, when known
+  std::string launch;                  // "direct" or "zluda.exe"
+  std::vector<Library> libraries;      // the runtime's CUDA libraries and their digests
+};
+
+struct VariantRecord {
+  std::string name;                    // "A" or "B"
+  std::string label;
+  RuntimeInfo runtime;
+  std::map<std::string, std::string> env;  // --a-env / --b-env (a later one replaces an earlier)
+  std::vector<RunResult> runs;
+  std::vector<double> values;          // the kept values: warm-up dropped from every run
+  std::optional<Summary> summary;      // of `values`; none when the variant is not ok
+  bool ok = false;                     // every run passed and values were found
+};
+
+struct ComparisonRecord {
+  std::string measure;                 // "wall-seconds" or the --metric pattern
+  Better better = Better::higher;
+  int warmup = 0;
+  std::optional<double> b_vs_a_percent;
+  std::optional<std::pair<double, double>> ci95_percent;
+  Verdict verdict = Verdict::invalid;
+  std::string summary;                 // the sentence a person reads first
+  std::uint64_t bootstrap_seed = 0;
+  int bootstrap_resamples = 0;
+};
+
+struct GpuInfo {
+  std::string name;
+  std::string vendor;                  // "amd", "nvidia", ...
+  std::string gfx;
+  std::string driver;
+};
+
+struct MachineInfo {
+  std::string os;
+  std::vector<GpuInfo> gpus;
+  std::string amd_driver;              // version, when an AMD driver is present
+  std::string hip_sdk;                 // "6.4.0 at C:\Program Files\AMD\ROCm\6.4"
+  bool nvidia_gpu = false;
+};
+
+struct AppInfo {
+  std::string path;
+  std::string sha256;
+  std::vector<std::string> args;
+};
+
+struct BenchRecord {
+  int schema = kRecordSchema;
+  std::string started;                 // UTC, ISO 8601
+  std::string finished;
+  bool complete = true;                // false when stopped by Ctrl-C
+  std::string zcuda_version;
+  AppInfo app;
+  int runs_per_variant = 0;
+  int expect_exit = 0;
+  std::optional<double> timeout_seconds;
+  std::optional<std::string> check;
+  std::vector<VariantRecord> variants;
+  ComparisonRecord comparison;
+  MachineInfo machine;
+
+  // Application verified: complete, both variants ok, and an output check ran on every run.
+  bool output_verified() const;
+};
+
+nlohmann::json to_json(const BenchRecord& record);
+// Reads what to_json wrote; an invalid_input error naming the field otherwise.
+Result<BenchRecord> bench_record_from_json(const nlohmann::json& json);
+
+// Writes <home.state>/bench/<time>-<n>.json; returns its path.
+Result<std::filesystem::path> write_bench_record(const app::Home& home, const BenchRecord& record);
+
+struct StoredBench {
+  std::filesystem::path file;
+  BenchRecord record;
+};
+// The newest `limit` readable records, newest first; unreadable files are skipped.
+std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t limit);
+
+}  // namespace zcuda::bench

@@ -1,0 +1,38 @@
+#pragma once
+// The staging step of a launch, shared by `zcuda run` and `zcuda bench` so both launch a
+// program alike: stage its folder when it loads CUDA libraries, and say what was done.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/core/error.hpp>
+#include <zcuda/detect/profile.hpp>
+#include <zcuda/platform/os.hpp>
+#include <zcuda/stage/stage.hpp>
+
+namespace zcuda::stage {
+
+struct LaunchStaging {
+  std::optional<StageResult> result;   // none when the program loads no CUDA library
+  std::vector<std::string> notices;    // recovery, what was placed, names served badly
+};
+
+// Stages `program`'s folder with `runtime_dir` when the program loads CUDA libraries. A folder
+// staged with another runtime is restaged; one staged already with this runtime is left as is.
+Result<LaunchStaging> stage_for_launch(const std::filesystem::path& program, const std::filesystem::path& runtime_dir,
+                                       platform::Os os, const detect::Profile& detected);
+
+// For a launch without ZLUDA: restores the folder if zcuda staged it, so no ZLUDA library is
+// loaded. Nothing when it was not staged.
+Result<std::optional<std::string>> unstage_for_native_launch(const std::filesystem::path& program);
+
+struct RuntimeLibrary {
+  std::string name;
+  std::string sha256;
+};
+// The CUDA libraries `runtime_dir` serves, with their digests (from the install receipt when it
+// vouches for them, else hashed), for records that must say exactly which bytes ran.
+Result<std::vector<RuntimeLibrary>> runtime_libraries(const std::filesystem::path& runtime_dir, platform::Os os);
+
+}  // namespace zcuda::stage

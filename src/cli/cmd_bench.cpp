@@ -1,0 +1,215 @@
+// zcuda bench: APP under two variants alternated, its output checked, the two compared, and a
+// record kept (docs/bench.md). Parses, calls bench::run_bench, renders.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include <zcuda/bench/bench.hpp>
+#include <zcuda/platform/interrupt.hpp>
+#include <zcuda/platform/terminal.hpp>
+#include <zcuda/ui/table.hpp>
+
+#include "command.hpp"
+#include "launch_flags.hpp"
+
+namespace zcuda::cli {
+
+namespace {
+
+struct VariantFlags {
+  std::optional<std::string> runtime;
+  std::vector<std::string> env;
+  std::optional<std::string> label;
+};
+
+struct BenchFlags {
+  LaunchFlags launch;
+  InlineGlobals globals;
+  std::array<VariantFlags, 2> variants;
+  int runs = 2;
+  std::optional<std::string> metric;
+  std::optional<int> warmup;
+  std::optional<std::string> better;
+  int expect_exit = 0;
+  std::optional<double> timeout;
+  std::optional<std::string> check;
+  std::uint64_t seed = bench::BootstrapSettings{}.seed;
+  bool show_output = false;
+  std::vector<std::string> unused_positional;
+};
+
+// Progress on a terminal only: a line per run, so a long bench shows it is alive.
+class TerminalObserver : public bench::Observer {
+ public:
+  TerminalObserver(bool quiet, bool progress) : quiet_(quiet), progress_(progress) {}
+  void notice(const std::string& text) override {
+    if (!quiet_) std::fputs(("zcuda: " + text + "\n").c_str(), stderr);
+  }
+  void run_starting(const bench::VariantRecord& v, int run, int step, int steps) override {
+    if (progress_) std::fputs(fmt::format("zcuda: [{}/{}] {} ({}) run {}...\n", step, steps, v.name, v.label, run).c_str(), stderr);
+  }
+  void run_finished(const bench::VariantRecord& v, const bench::RunResult& r, int step, int steps) override {
+    if (!progress_) return;
+    std::string what = r.ok() ? (r.values.empty() ? "done" : fmt::format("last value {:.6g} ({} value{})", r.values.back(), r.values.size(),
+                                                                          r.values.size() == 1 ? "" : "s"))
+                              : "failed: " + r.failure;
+    std::fputs(fmt::format("zcuda: [{}/{}] {} run {}: {}, {:.2f} s\n", step, steps, v.name, r.number, what, r.seconds).c_str(), stderr);
+  }
+
+ private:
+  bool quiet_;
+  bool progress_;
+};
+
+std::string format_value(const std::optional<bench::Summary>& s, double bench::Summary::*field) {
+  return s ? fmt::format("{:.6g}", (*s).*field) : "-";
+}
+
+std::string render(const bench::BenchRecord& record, const ui::Style& style) {
+  const auto& c = record.comparison;
+  std::string headline = c.verdict == bench::Verdict::invalid ? style.red(c.summary) : style.bold(c.summary);
+  std::string text = headline + "\n\n";
+  ui::Table table({"", "Label", "Runtime", "Runs ok", "Values", "Median", "Min", "Max"});
+  for (const auto& v : record.variants) {
+    const auto ok_runs = std::ranges::count_if(v.runs, [](const bench::RunResult& r) { return r.ok(); });
+    std::string runtime = v.runtime.spec == "default" && v.runtime.version ? *v.runtime.version : v.runtime.spec;
+    table.add_row({v.name, v.label, runtime, fmt::format("{}/{}", ok_runs, record.runs_per_variant), std::to_string(v.values.size()),
+                   format_value(v.summary, &bench::Summary::median), format_value(v.summary, &bench::Summary::min),
+                   format_value(v.summary, &bench::Summary::max)});
+  }
+  text += table.render();
+  text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
+                      c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
+  if (record.check) {
+    text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
+  }
+  for (const auto& v : record.variants) {
+    for (const auto& r : v.runs) {
+      if (r.ok()) continue;
+      text += style.red(fmt::format("  {} run {} failed: {}\n", v.name, r.number, r.failure));
+      if (!r.output_tail.empty()) text += style.dim("    last output: ") + r.output_tail + (r.output_tail.ends_with('\n') ? "" : "\n");
+    }
+  }
+  return text;
+}
+
+Result<std::map<std::string, std::string>> parse_env(const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> out;
+  for (const auto& a : assignments) {
+    auto kv = launch::parse_assignment(a);
+    if (!kv) return std::unexpected(kv.error());
+    out[kv->first] = kv->second;
+  }
+  return out;
+}
+
+Result<bench::BenchOptions> bench_options(const BenchFlags& f, const std::vector<std::string>& program, const detect::Profile& detected) {
+  bench::BenchOptions options;
+  options.launch = launch_options(f.launch, program.front(), {program.begin() + 1, program.end()}, detected);
+  options.no_stage = f.launch.no_stage;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto env = parse_env(f.variants[i].env);
+    if (!env) return std::unexpected(env.error());
+    options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env)};
+  }
+  options.runs = f.runs;
+  if (f.metric) {
+    auto metric = bench::Metric::compile(*f.metric);
+    if (!metric) return std::unexpected(metric.error());
+    options.metric = std::move(*metric);
+  }
+  // The seed's method: with a metric, each run's first value is its warm-up and is dropped.
+  options.warmup = f.warmup.value_or(f.metric ? 1 : 0);
+  options.better = f.better ? *bench::parse_better(*f.better) : (f.metric ? bench::Better::higher : bench::Better::lower);
+  options.expect_exit = f.expect_exit;
+  if (f.timeout) options.timeout = std::chrono::milliseconds(static_cast<long long>(*f.timeout * 1000));
+  options.check = f.check;
+  options.bootstrap.seed = f.seed;
+  options.show_output = f.show_output;
+  return options;
+}
+
+}  // namespace
+
+CommandRun setup_bench(CLI::App& sub) {
+  auto f = std::make_shared<BenchFlags>();
+  sub.footer(
+      "Usage: zcuda bench [OPTIONS] [--] APP [ARGS...]\n"
+      "Runs APP --runs times under each of two variants, alternating A B A B, each run launched as 'zcuda run' launches it. "
+      "With --metric every match in a run's output is one value; without it a run's wall time is. A run fails on an "
+      "unexpected exit code, a crash, --timeout or a failing --check; then the verdict is 'invalid' and zcuda exits 1. "
+      "Ctrl-C stops after killing the running program and keeps the record, marked incomplete (exit 12). "
+      "Same runtime and environment on both sides is an A/A run: the noise floor.");
+  sub.prefix_command();
+  sub.fallthrough(false);
+  sub.validate_positionals();
+  sub.add_option("APP", f->unused_positional, "The program, then its arguments")
+      ->check(CLI::Validator([](std::string&) { return std::string("belongs to the program"); }, "", "program"))
+      ->group("");
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string side = i == 0 ? "a" : "b";
+    const std::string name = i == 0 ? "A" : "B";
+    sub.add_option("--" + side + "-runtime", f->variants[i].runtime,
+                   "Variant " + name + "'s runtime: an installed ZLUDA version (v6-preview.69), a ZLUDA folder, or 'native' for no ZLUDA "
+                   "(default: the runtime 'zcuda run' uses)");
+    sub.add_option("--" + side + "-env", f->variants[i].env, "Variable for variant " + name + "'s runs (repeatable): NAME=VALUE")
+        ->take_all()
+        ->expected(1)
+        ->allow_extra_args(false);
+    sub.add_option("--" + side + "-label", f->variants[i].label, "Name shown for variant " + name);
+  }
+  sub.add_option("--runs", f->runs, "Runs per variant")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub.add_option("--metric", f->metric, "Regular expression with one capture group; every match in a run's output is one value");
+  sub.add_option("--warmup", f->warmup, "Values dropped at the start of every run (default 1 with --metric; without it, the first N runs)")
+      ->check(CLI::Range(0, 1000000));
+  sub.add_option("--better", f->better, "Which direction is better (default: higher with --metric, lower for wall time)")
+      ->check(CLI::IsMember({"higher", "lower"}));
+  sub.add_option("--expect-exit", f->expect_exit, "Exit code a passing run ends with")->capture_default_str();
+  sub.add_option("--timeout", f->timeout, "Seconds a run may take before it is killed and fails")->check(CLI::PositiveNumber);
+  sub.add_option("--check", f->check,
+                 "Command run through the shell after each run, in the current folder; a non-zero exit fails the run "
+                 "(it sees ZCUDA_BENCH_VARIANT and ZCUDA_BENCH_RUN)");
+  sub.add_option("--seed", f->seed, "Seed of the bootstrap interval (kept in the record, so it can be recomputed)")->capture_default_str();
+  sub.add_flag("--show-output", f->show_output, "Pass the program's output through while it runs (not with --json)");
+  add_launch_flags(sub, f->launch);
+  add_inline_globals(sub, f->globals, "Print the bench record as JSON on stdout");
+
+  return [f, &sub](Context& context) -> Result<CommandOutput> {
+    if (auto applied = apply_inline_globals(f->globals, context); !applied) return std::unexpected(applied.error());
+    if (f->show_output && context.options.json) {
+      return fail(ErrorKind::usage, "--show-output cannot be used with --json", "Standard output holds the JSON record; drop one of them.");
+    }
+    auto program = program_and_args(sub.remaining(), "bench");
+    if (!program) return std::unexpected(program.error());
+    const detect::Profile detected = detect_unless_told_not_to(f->launch);
+    auto options = bench_options(*f, *program, detected);
+    if (!options) return std::unexpected(options.error());
+    options->cancel = &platform::interrupt_flag();
+
+    TerminalObserver observer(context.options.quiet, !context.options.quiet && platform::is_terminal(stderr));
+    auto record = bench::run_bench(*options, context.home, detected, platform::current_environment(), observer);
+    if (!record) return std::unexpected(record.error());
+
+    CommandOutput output;
+    output.json = bench::to_json(*record);
+    output.text = render(*record, context.style);
+    if (auto ready = require_home(context); ready) {
+      if (auto written = bench::write_bench_record(context.home, *record)) {
+        output.json["record"] = platform::path_to_utf8(*written);
+        output.text += fmt::format("\n  Record: {}\n", platform::path_to_utf8(*written));
+      } else {
+        observer.notice("warning: the bench record could not be written: " + written.error().message);
+      }
+    } else {
+      observer.notice("warning: the bench record could not be written: " + ready.error().message);
+    }
+    if (!record->complete) {
+      output.exit_code = exit_code(ErrorKind::interrupted);
+    } else if (record->comparison.verdict == bench::Verdict::invalid) {
+      output.exit_code = 1;
+    }
+    return output;
+  };
+}
+
+}  // namespace zcuda::cli

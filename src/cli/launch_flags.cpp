@@ -1,0 +1,74 @@
+#include "launch_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <zcuda/launch/detected.hpp>
+
+namespace zcuda::cli {
+
+void add_inline_globals(CLI::App& sub, InlineGlobals& g, const std::string& json_help) {
+  sub.add_flag("--json", g.json, json_help);
+  sub.add_flag("-q,--quiet", g.quiet, "Show only errors");
+  add_path_option(sub, "--home", g.home, "Folder for everything zcuda writes (as the global --home)");
+}
+
+Status apply_inline_globals(const InlineGlobals& g, Context& context) {
+  if (g.json) context.options.json = true;
+  if (g.quiet) context.options.quiet = true;
+  if (g.home) {
+    auto home = app::resolve_home(g.home);
+    if (!home) return std::unexpected(home.error());
+    context.home = *home;
+    context.home_usable = app::create_home_folders(context.home).has_value();
+  }
+  return {};
+}
+
+void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
+  sub.add_flag("--no-stage", f.no_stage, "Do not stage the program's folder before launching");
+  sub.add_flag("--direct", f.direct, "Windows: launch the program itself, not through zluda.exe");
+  sub.add_option("--zluda-cc", f.zluda_cc, "Compute capability ZLUDA reports (ZLUDA_CC)")->capture_default_str();
+  sub.add_option("--gfx", f.gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
+  sub.add_option("--device", f.device,
+                 "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
+  sub.add_flag("--no-detect", f.no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
+  add_path_option(sub, "--hip-path", f.hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
+  add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
+}
+
+detect::Profile detect_unless_told_not_to(const LaunchFlags& flags) {
+  return flags.no_detect ? detect::Profile{} : launch::detect_for_launch();
+}
+
+launch::LaunchOptions launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args,
+                                     const detect::Profile& detected) {
+  launch::LaunchOptions options;
+  options.program = platform::path_from_utf8(program);
+  options.args = std::move(args);
+  options.hip_path = f.hip_path;
+  options.libtorch = f.libtorch;
+  options.zluda_cc = f.zluda_cc;
+  options.gfx = f.gfx;
+  options.device = f.device;
+  options.direct = f.direct;
+  // Detection fills what the user did not set: the discrete GPU when an integrated one comes
+  // first, its gfx for the kernel folders, the HIP SDK / ROCm root.
+  launch::apply_detected(options, launch::settings_from_profile(detected));
+  return options;
+}
+
+Result<std::vector<std::string>> program_and_args(std::vector<std::string> rest, const std::string& command) {
+  const std::string usage = fmt::format("Usage: zcuda {} [OPTIONS] [--] APP [ARGS...]", command);
+  if (!rest.empty() && rest.front() == "--") {
+    rest.erase(rest.begin());
+  } else if (!rest.empty() && rest.front().size() > 1 && rest.front().front() == '-') {
+    return fail(ErrorKind::usage, fmt::format("'{}' is not an option of zcuda {}", rest.front(), command),
+                fmt::format("Options of zcuda {} go before APP (global ones such as -v before '{}'); if the program's name starts "
+                            "with '-', write: zcuda {} -- APP.",
+                            command, command, command));
+  }
+  if (rest.empty()) return fail(ErrorKind::usage, fmt::format("zcuda {} needs a program to run", command), usage);
+  return rest;
+}
+
+}  // namespace zcuda::cli

@@ -1,0 +1,301 @@
+#include <zcuda/bench/bench.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <zcuda/core/version.hpp>
+#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/launch/runtime.hpp>
+#include <zcuda/platform/utf8.hpp>
+#include <zcuda/stage/for_launch.hpp>
+
+namespace zcuda::bench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kTailBytes = 2000;
+
+std::string utc_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+// The end of a failed run's output, cut at a line start where one is near.
+std::string tail_of(const platform::ProcessResult& result) {
+  const std::string& text = result.err.empty() ? result.out : result.err;
+  if (text.size() <= kTailBytes) return text;
+  std::string tail = text.substr(text.size() - kTailBytes);
+  if (auto newline = tail.find('\n'); newline != std::string::npos && newline < kTailBytes / 4) tail.erase(0, newline + 1);
+  return tail;
+}
+
+// One variant, ready to launch: its plan, and what the record says of its runtime.
+struct PreparedVariant {
+  VariantRecord record;
+  std::optional<launch::RuntimeLocation> runtime;
+  launch::LaunchPlan plan;
+  bool staging_noted = false;
+};
+
+Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t index, const app::Home& home,
+                                        const platform::Environment& base, Observer& observer) {
+  const VariantSpec& spec = options.variants[index];
+  PreparedVariant out;
+  out.record.name = index == 0 ? "A" : "B";
+  out.record.label = spec.label.empty() ? out.record.name : spec.label;
+  out.record.env = spec.env;
+  auto runtime = launch::locate_runtime_spec(spec.runtime, home);
+  if (!runtime) return std::unexpected(std::move(runtime.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
+  out.runtime = *runtime;
+
+  launch::LaunchOptions launch = options.launch;
+  launch.overrides.assign(spec.env.begin(), spec.env.end());
+  RuntimeInfo& info = out.record.runtime;
+  info.spec = spec.runtime.value_or("default");
+  if (out.runtime) {
+    launch.runtime = *out.runtime;
+    info.dir = platform::path_to_utf8(out.runtime->dir);
+    info.version = out.runtime->version;
+    if (auto libraries = stage::runtime_libraries(out.runtime->dir, launch.os)) {
+      for (auto& l : *libraries) info.libraries.push_back({std::move(l.name), std::move(l.sha256)});
+    } else {
+      observer.notice(fmt::format("variant {}: the runtime's libraries could not be listed: {}", out.record.name, libraries.error().message));
+    }
+  }
+  auto plan = out.runtime ? launch::prepare_launch(launch, base) : launch::prepare_native_launch(launch, base);
+  if (!plan) return std::unexpected(plan.error());
+  out.plan = std::move(*plan);
+  info.launch = out.plan.through_launcher ? "zluda.exe" : "direct";
+  return out;
+}
+
+// Puts the program's folder in the state this variant's launch needs, as `zcuda run` would.
+Status stage_for(PreparedVariant& variant, const BenchOptions& options, const detect::Profile& detected, Observer& observer) {
+  std::vector<std::string> notices;
+  if (variant.runtime && !options.no_stage) {
+    auto staged = stage::stage_for_launch(variant.plan.target, variant.runtime->dir, options.launch.os, detected);
+    if (!staged) return std::unexpected(staged.error());
+    notices = std::move(staged->notices);
+  } else if (!variant.runtime) {
+    auto unstaged = stage::unstage_for_native_launch(variant.plan.target);
+    if (!unstaged) return std::unexpected(unstaged.error());
+    if (*unstaged) notices.push_back(**unstaged);
+  }
+  // Alternating runtimes restages every run; say it the first time per variant.
+  if (!variant.staging_noted && !notices.empty()) {
+    for (const auto& n : notices) observer.notice(fmt::format("variant {}: {}", variant.record.name, n));
+    variant.staging_noted = true;
+  }
+  return {};
+}
+
+platform::Environment with_bench_variables(platform::Environment env, const std::string& variant, int run) {
+  env["ZCUDA_BENCH_VARIANT"] = variant;
+  env["ZCUDA_BENCH_RUN"] = std::to_string(run);
+  return env;
+}
+
+std::string why_failed(const platform::ProcessResult& ran, int expect_exit) {
+  if (ran.cancelled || ran.timed_out || ran.signal || ran.exception_status) return platform::describe_exit(ran);
+  if (ran.exit_code != expect_exit) return fmt::format("exit code {}, expected {}", ran.exit_code, expect_exit);
+  return {};
+}
+
+// The run's values: the metric's matches in its standard output (or, when that has none, its
+// standard error), or its wall time.
+void measure(RunResult& run, const platform::ProcessResult& ran, const BenchOptions& options) {
+  if (!options.metric) {
+    run.values = {ran.seconds};
+    return;
+  }
+  auto found = options.metric->extract(ran.out);
+  if (found.values.empty() && found.unreadable == 0) found = options.metric->extract(ran.err);
+  run.values = std::move(found.values);
+  if (found.unreadable > 0) {
+    run.failure = fmt::format("{} match{} of --metric were not numbers", found.unreadable, found.unreadable == 1 ? "" : "es");
+  } else if (run.values.empty()) {
+    run.failure = fmt::format("no output matched --metric '{}'", options.metric->pattern());
+  } else if (static_cast<int>(run.values.size()) <= options.warmup) {
+    run.failure = fmt::format("only {} value{}, all dropped as warm-up (--warmup {})", run.values.size(), run.values.size() == 1 ? "" : "s",
+                              options.warmup);
+  }
+}
+
+void run_check(RunResult& run, const BenchOptions& options, const platform::Environment& env) {
+  platform::ProcessSpec spec = platform::shell_command(*options.check);
+  spec.environment = env;
+  spec.streams = options.show_output ? platform::StreamMode::tee : platform::StreamMode::capture;
+  spec.timeout = options.timeout;
+  spec.cancel = options.cancel;
+  auto ran = platform::run_process(spec);
+  if (!ran) {
+    run.check = CheckResult{-1, false, 0};
+    run.failure = fmt::format("the check could not be started: {}", ran.error().message);
+    return;
+  }
+  run.check = CheckResult{ran->exit_code, ran->exit_code == 0 && !ran->timed_out && !ran->cancelled, ran->seconds};
+  run.cancelled = ran->cancelled;
+  if (!run.check->ok) {
+    run.failure = fmt::format("the check failed ({})", platform::describe_exit(*ran));
+    run.output_tail = tail_of(*ran);
+  }
+}
+
+RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& options, const platform::Environment& base) {
+  RunResult run;
+  run.number = number;
+  platform::ProcessSpec spec;
+  spec.program = variant.plan.program;
+  spec.args = variant.plan.args;
+  spec.environment = with_bench_variables(variant.plan.environment, variant.record.name, number);
+  spec.streams = options.show_output ? platform::StreamMode::tee : platform::StreamMode::capture;
+  spec.timeout = options.timeout;
+  spec.cancel = options.cancel;
+  auto ran = platform::run_process(spec);
+  if (!ran) {
+    run.exit_code = -1;
+    run.failure = fmt::format("could not be started: {}", ran.error().message);
+    return run;
+  }
+  run.exit_code = ran->exit_code;
+  run.signal = ran->signal;
+  run.timed_out = ran->timed_out;
+  run.cancelled = ran->cancelled;
+  run.seconds = ran->seconds;
+  run.failure = why_failed(*ran, options.expect_exit);
+  if (run.ok()) measure(run, *ran, options);
+  if (!run.ok()) {
+    run.output_tail = tail_of(*ran);
+    return run;
+  }
+  if (options.check) run_check(run, options, with_bench_variables(base, variant.record.name, number));
+  return run;
+}
+
+// Kept values: the warm-up dropped from every run (with wall time, from the variant's first runs).
+void summarize_variant(VariantRecord& v, const BenchOptions& options) {
+  v.values.clear();
+  if (options.metric) {
+    for (const auto& r : v.runs) {
+      if (r.ok()) v.values.insert(v.values.end(), r.values.begin() + std::min<std::ptrdiff_t>(options.warmup, std::ssize(r.values)), r.values.end());
+    }
+  } else {
+    for (const auto& r : v.runs) {
+      if (r.ok() && r.number > options.warmup) v.values.insert(v.values.end(), r.values.begin(), r.values.end());
+    }
+  }
+  v.ok = static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) &&
+         !v.values.empty();
+  v.summary = v.ok ? summarize(v.values) : std::nullopt;
+}
+
+std::string first_failure(const std::vector<VariantRecord>& variants) {
+  for (const auto& v : variants) {
+    for (const auto& r : v.runs) {
+      if (!r.ok()) return fmt::format("{} run {}: {}", v.name, r.number, r.failure);
+    }
+    if (v.runs.empty() || v.values.empty()) return fmt::format("{} has no values", v.name);
+  }
+  return "a variant has no values";
+}
+
+ComparisonRecord compare_variants(const BenchRecord& record, const BenchOptions& options) {
+  ComparisonRecord c;
+  c.measure = options.metric ? options.metric->pattern() : "wall-seconds";
+  c.better = options.better;
+  c.warmup = options.warmup;
+  c.bootstrap_seed = options.bootstrap.seed;
+  c.bootstrap_resamples = options.bootstrap.resamples;
+  const auto& a = record.variants[0];
+  const auto& b = record.variants[1];
+  if (!record.complete) {
+    c.summary = "incomplete: stopped by Ctrl-C before every run was done";
+    return c;
+  }
+  if (!a.ok || !b.ok) {
+    c.summary = "invalid: " + first_failure(record.variants);
+    return c;
+  }
+  auto compared = compare(a.values, b.values, options.better, options.bootstrap);
+  if (!compared) {
+    c.summary = "invalid: A's median is 0, so B cannot be stated as a percentage of it";
+    return c;
+  }
+  c.b_vs_a_percent = compared->b_vs_a_percent;
+  c.ci95_percent = std::pair(compared->ci_low, compared->ci_high);
+  c.verdict = compared->verdict;
+  c.summary = describe(*compared, options.better);
+  return c;
+}
+
+}  // namespace
+
+MachineInfo machine_info(const detect::Profile& detected) {
+  MachineInfo m;
+  m.os = detected.os;
+  for (const auto& g : detected.gpus) {
+    std::string vendor = g.vendor_id == 0x1002 ? "amd" : g.vendor_id == 0x10de ? "nvidia" : g.vendor_id == 0x8086 ? "intel" : fmt::format("{:04x}", g.vendor_id);
+    m.gpus.push_back({g.name, std::move(vendor), g.gfx, g.driver});
+  }
+  m.amd_driver = detected.driver.adrenalin_version.empty() ? detected.driver.version : detected.driver.adrenalin_version;
+  if (const auto* hip = detected.selected_hip()) m.hip_sdk = fmt::format("{} at {}", hip->version, hip->root);
+  m.nvidia_gpu = detected.cuda.nvidia_gpu;
+  return m;
+}
+
+Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home, const detect::Profile& detected,
+                              const platform::Environment& base, Observer& observer) {
+  BenchRecord record;
+  record.started = utc_now();
+  record.zcuda_version = std::string(version());
+  record.runs_per_variant = options.runs;
+  record.expect_exit = options.expect_exit;
+  if (options.timeout) record.timeout_seconds = std::chrono::duration<double>(*options.timeout).count();
+  record.check = options.check;
+  record.machine = machine_info(detected);
+
+  std::vector<PreparedVariant> variants;
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto prepared = prepare_variant(options, i, home, base, observer);
+    if (!prepared) return std::unexpected(prepared.error());
+    variants.push_back(std::move(*prepared));
+  }
+  const fs::path& target = variants[0].plan.target;
+  record.app.path = platform::path_to_utf8(target);
+  record.app.args = options.launch.args;
+  if (auto digest = fetch::sha256_file(target)) record.app.sha256 = *digest;
+
+  // A B A B ...: drift on the machine (heat, other load) falls on both alike.
+  const int steps = 2 * options.runs;
+  for (int step = 0; step < steps; ++step) {
+    if (options.cancel != nullptr && options.cancel->load()) {
+      record.complete = false;
+      break;
+    }
+    PreparedVariant& variant = variants[static_cast<std::size_t>(step % 2)];
+    const int number = step / 2 + 1;
+    if (auto staged = stage_for(variant, options, detected, observer); !staged) return std::unexpected(staged.error());
+    observer.run_starting(variant.record, number, step + 1, steps);
+    RunResult run = run_once(variant, number, options, base);
+    const bool cancelled = run.cancelled;
+    variant.record.runs.push_back(std::move(run));
+    observer.run_finished(variant.record, variant.record.runs.back(), step + 1, steps);
+    if (cancelled) {
+      record.complete = false;
+      break;
+    }
+  }
+  for (auto& v : variants) {
+    summarize_variant(v.record, options);
+    record.variants.push_back(std::move(v.record));
+  }
+  record.comparison = compare_variants(record, options);
+  record.finished = utc_now();
+  return record;
+}
+
+}  // namespace zcuda::bench

@@ -1,0 +1,229 @@
+#include <zcuda/bench/record.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <zcuda/core/json_text.hpp>
+#include <zcuda/core/path_format.hpp>
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::bench {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool BenchRecord::output_verified() const {
+  if (!complete || !check || variants.size() != 2) return false;
+  return std::ranges::all_of(variants, [](const VariantRecord& v) {
+    return v.ok && !v.runs.empty() && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.check && r.check->ok; });
+  });
+}
+
+namespace {
+
+template <class T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+template <class T>
+std::optional<T> optional_from(const json& object, const char* key) {
+  if (!object.contains(key) || object.at(key).is_null()) return std::nullopt;
+  return object.at(key).get<T>();
+}
+
+json run_json(const RunResult& r) {
+  json check = nullptr;
+  if (r.check) check = {{"exit_code", r.check->exit_code}, {"ok", r.check->ok}, {"seconds", r.check->seconds}};
+  return {{"run", r.number},         {"exit_code", r.exit_code}, {"signal", optional_json(r.signal)},
+          {"timed_out", r.timed_out}, {"cancelled", r.cancelled}, {"seconds", r.seconds},
+          {"values", r.values},       {"check", check},          {"ok", r.ok()},
+          {"failure", r.failure},     {"output_tail", r.output_tail}};
+}
+
+RunResult run_from(const json& j) {
+  RunResult r;
+  r.number = j.at("run").get<int>();
+  r.exit_code = j.at("exit_code").get<int>();
+  r.signal = optional_from<int>(j, "signal");
+  r.timed_out = j.at("timed_out").get<bool>();
+  r.cancelled = j.at("cancelled").get<bool>();
+  r.seconds = j.at("seconds").get<double>();
+  r.values = j.at("values").get<std::vector<double>>();
+  if (const json& c = j.at("check"); !c.is_null()) {
+    r.check = CheckResult{c.at("exit_code").get<int>(), c.at("ok").get<bool>(), c.at("seconds").get<double>()};
+  }
+  r.failure = j.at("failure").get<std::string>();
+  r.output_tail = j.at("output_tail").get<std::string>();
+  return r;
+}
+
+json variant_json(const VariantRecord& v) {
+  json libraries = json::array();
+  for (const auto& l : v.runtime.libraries) libraries.push_back({{"name", l.name}, {"sha256", l.sha256}});
+  json runs = json::array();
+  for (const auto& r : v.runs) runs.push_back(run_json(r));
+  return {{"name", v.name},
+          {"label", v.label},
+          {"runtime",
+           {{"spec", v.runtime.spec}, {"dir", v.runtime.dir}, {"version", optional_json(v.runtime.version)},
+            {"launch", v.runtime.launch}, {"libraries", libraries}}},
+          {"env", v.env},
+          {"runs", runs},
+          {"values", v.values},
+          {"median", v.summary ? json(v.summary->median) : json(nullptr)},
+          {"min", v.summary ? json(v.summary->min) : json(nullptr)},
+          {"max", v.summary ? json(v.summary->max) : json(nullptr)},
+          {"ok", v.ok}};
+}
+
+VariantRecord variant_from(const json& j) {
+  VariantRecord v;
+  v.name = j.at("name").get<std::string>();
+  v.label = j.at("label").get<std::string>();
+  const json& rt = j.at("runtime");
+  v.runtime.spec = rt.at("spec").get<std::string>();
+  v.runtime.dir = rt.at("dir").get<std::string>();
+  v.runtime.version = optional_from<std::string>(rt, "version");
+  v.runtime.launch = rt.at("launch").get<std::string>();
+  for (const auto& l : rt.at("libraries")) v.runtime.libraries.push_back({l.at("name").get<std::string>(), l.at("sha256").get<std::string>()});
+  v.env = j.at("env").get<std::map<std::string, std::string>>();
+  for (const auto& r : j.at("runs")) v.runs.push_back(run_from(r));
+  v.values = j.at("values").get<std::vector<double>>();
+  if (!j.at("median").is_null()) v.summary = Summary{j.at("median").get<double>(), j.at("min").get<double>(), j.at("max").get<double>()};
+  v.ok = j.at("ok").get<bool>();
+  return v;
+}
+
+json comparison_json(const ComparisonRecord& c) {
+  json ci = nullptr;
+  if (c.ci95_percent) ci = json::array({c.ci95_percent->first, c.ci95_percent->second});
+  return {{"measure", c.measure},
+          {"better", to_string(c.better)},
+          {"warmup", c.warmup},
+          {"b_vs_a_percent", optional_json(c.b_vs_a_percent)},
+          {"ci95_percent", ci},
+          {"verdict", to_string(c.verdict)},
+          {"summary", c.summary},
+          {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
+}
+
+ComparisonRecord comparison_from(const json& j) {
+  ComparisonRecord c;
+  c.measure = j.at("measure").get<std::string>();
+  auto better = parse_better(j.at("better").get<std::string>());
+  if (!better) throw json::other_error::create(501, "comparison.better is neither 'higher' nor 'lower'", &j);
+  c.better = *better;
+  c.warmup = j.at("warmup").get<int>();
+  c.b_vs_a_percent = optional_from<double>(j, "b_vs_a_percent");
+  if (const json& ci = j.at("ci95_percent"); !ci.is_null()) c.ci95_percent = std::pair(ci.at(0).get<double>(), ci.at(1).get<double>());
+  auto verdict = parse_verdict(j.at("verdict").get<std::string>());
+  if (!verdict) throw json::other_error::create(501, "comparison.verdict is not a known verdict", &j);
+  c.verdict = *verdict;
+  c.summary = j.at("summary").get<std::string>();
+  c.bootstrap_seed = j.at("bootstrap").at("seed").get<std::uint64_t>();
+  c.bootstrap_resamples = j.at("bootstrap").at("resamples").get<int>();
+  return c;
+}
+
+json machine_json(const MachineInfo& m) {
+  json gpus = json::array();
+  for (const auto& g : m.gpus) gpus.push_back({{"name", g.name}, {"vendor", g.vendor}, {"gfx", g.gfx}, {"driver", g.driver}});
+  return {{"os", m.os}, {"gpus", gpus}, {"amd_driver", m.amd_driver}, {"hip_sdk", m.hip_sdk}, {"nvidia_gpu", m.nvidia_gpu}};
+}
+
+MachineInfo machine_from(const json& j) {
+  MachineInfo m;
+  m.os = j.at("os").get<std::string>();
+  for (const auto& g : j.at("gpus")) {
+    m.gpus.push_back({g.at("name").get<std::string>(), g.at("vendor").get<std::string>(), g.at("gfx").get<std::string>(),
+                      g.at("driver").get<std::string>()});
+  }
+  m.amd_driver = j.at("amd_driver").get<std::string>();
+  m.hip_sdk = j.at("hip_sdk").get<std::string>();
+  m.nvidia_gpu = j.at("nvidia_gpu").get<bool>();
+  return m;
+}
+
+}  // namespace
+
+json to_json(const BenchRecord& r) {
+  json variants = json::array();
+  for (const auto& v : r.variants) variants.push_back(variant_json(v));
+  return {{"schema", r.schema},
+          {"command", "bench"},
+          {"started", r.started},
+          {"finished", r.finished},
+          {"complete", r.complete},
+          {"zcuda", r.zcuda_version},
+          {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}}},
+          {"runs_per_variant", r.runs_per_variant},
+          {"expect_exit", r.expect_exit},
+          {"timeout_seconds", optional_json(r.timeout_seconds)},
+          {"check", optional_json(r.check)},
+          {"output_verified", r.output_verified()},
+          {"variants", variants},
+          {"comparison", comparison_json(r.comparison)},
+          {"machine", machine_json(r.machine)}};
+}
+
+Result<BenchRecord> bench_record_from_json(const json& j) {
+  try {
+    BenchRecord r;
+    r.schema = j.at("schema").get<int>();
+    if (r.schema != kRecordSchema) {
+      return fail(ErrorKind::invalid_input, fmt::format("bench record schema {} is not supported (this zcuda reads {})", r.schema, kRecordSchema));
+    }
+    r.started = j.at("started").get<std::string>();
+    r.finished = j.at("finished").get<std::string>();
+    r.complete = j.at("complete").get<bool>();
+    r.zcuda_version = j.at("zcuda").get<std::string>();
+    const json& app = j.at("app");
+    r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>()};
+    r.runs_per_variant = j.at("runs_per_variant").get<int>();
+    r.expect_exit = j.at("expect_exit").get<int>();
+    r.timeout_seconds = optional_from<double>(j, "timeout_seconds");
+    r.check = optional_from<std::string>(j, "check");
+    for (const auto& v : j.at("variants")) r.variants.push_back(variant_from(v));
+    r.comparison = comparison_from(j.at("comparison"));
+    r.machine = machine_from(j.at("machine"));
+    return r;
+  } catch (const json::exception& e) {
+    return fail(ErrorKind::invalid_input, fmt::format("not a bench record: {}", e.what()));
+  }
+}
+
+Result<fs::path> write_bench_record(const app::Home& home, const BenchRecord& record) {
+  const auto now = std::chrono::system_clock::now();
+  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
+  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
+  const fs::path file = home.state / "bench" / fmt::format("{}-{:09}.json", stamp, unique);
+  if (auto written = platform::write_file_atomic(file, json_text(to_json(record)) + "\n"); !written) return std::unexpected(written.error());
+  return file;
+}
+
+std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t limit) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(home.state / "bench", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  // Names start with the UTC time, so the newest sort last.
+  std::sort(files.begin(), files.end(), std::greater<>());
+  std::vector<StoredBench> out;
+  for (const auto& file : files) {
+    if (out.size() >= limit) break;
+    auto text = platform::read_file(file);
+    if (!text) continue;
+    auto parsed = json::parse(*text, nullptr, false);
+    if (parsed.is_discarded()) continue;
+    auto record = bench_record_from_json(parsed);
+    if (record) out.push_back({file, std::move(*record)});
+  }
+  return out;
+}
+
+}  // namespace zcuda::bench

@@ -1,0 +1,87 @@
+// `zcuda bench` end to end: the real binary, the test child as the program.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/platform/utf8.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_child.hpp"
+
+namespace zcuda::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class BenchCli : public ::testing::Test {
+ protected:
+  CommandResult bench(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--home", platform::path_to_utf8(tmp.path()), "bench"});
+    return run_zcuda(args);
+  }
+  std::vector<std::string> series(const std::string& count = "4") {
+    return {platform::path_to_utf8(test_child()), "series", "sps", count, "500"};
+  }
+  TempDir tmp;
+};
+
+TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
+  std::vector<std::string> args = {"--json", "--a-runtime", "native", "--b-runtime", "native", "--b-env", "ZCUDA_TEST_FACTOR=0.5",
+                                   "--metric", "sps ([0-9.]+)", "--"};
+  for (auto& a : series()) args.push_back(a);
+  auto r = bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("command"), "bench");
+  EXPECT_EQ(out.at("comparison").at("verdict"), "a-better");
+  EXPECT_EQ(out.at("variants").at(1).at("env").at("ZCUDA_TEST_FACTOR"), "0.5");
+  EXPECT_EQ(out.at("variants").at(0).at("values").size(), 6u);  // 2 runs x (4 - 1 warm-up)
+  const std::string record = out.at("record").get<std::string>();
+  EXPECT_TRUE(fs::exists(platform::path_from_utf8(record)));
+  const json kept = json::parse(read_file(record));
+  EXPECT_EQ(kept.at("comparison"), out.at("comparison"));
+}
+
+TEST_F(BenchCli, TextLeadsWithTheSentence) {
+  std::vector<std::string> args = {"--a-runtime", "native", "--b-runtime", "native", "--metric", "sps ([0-9.]+)",
+                                   "--a-label", "old", "--b-label", "new"};
+  for (auto& a : series()) args.push_back(a);
+  auto r = bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("no clear difference (95% CI ")) << r.out;
+  EXPECT_NE(r.out.find("old"), std::string::npos);
+  EXPECT_NE(r.out.find("Record: "), std::string::npos);
+  // Not a terminal: no progress lines.
+  EXPECT_EQ(r.err.find("[1/4]"), std::string::npos) << r.err;
+}
+
+TEST_F(BenchCli, AnInvalidBenchExitsOneAndSaysWhy) {
+  auto r = bench({"--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child()), "exit", "4"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.out.starts_with("invalid: A run 1: exit code 4, expected 0")) << r.out;
+  EXPECT_NE(r.out.find("A run 2 failed"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchCli, UsageErrorsAreUsageErrors) {
+  auto groups = bench({"--metric", "(a)(b)", "--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child())});
+  EXPECT_EQ(groups.exit_code, 2) << groups.err;
+  EXPECT_NE(groups.err.find("capture groups"), std::string::npos) << groups.err;
+  auto none = bench({});
+  EXPECT_EQ(none.exit_code, 2);
+  auto better = bench({"--better", "sideways", platform::path_to_utf8(test_child())});
+  EXPECT_EQ(better.exit_code, 2);
+  auto both = bench({"--json", "--show-output", platform::path_to_utf8(test_child())});
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
+  auto r = bench({"--show-output", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child()),
+                  "out", "hello from the program\n", "err", "and its stderr\n"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("hello from the program\nhello from the program\n")) << r.out;
+  EXPECT_NE(r.err.find("and its stderr"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zcuda::test

@@ -1,0 +1,261 @@
+// run_bench with real child processes whose speed and output the tests control
+// (support/test_child.cpp's `series`), and with a real CUDA program and runtime folder.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/bench/bench.hpp>
+#include <zcuda/platform/process.hpp>
+#include <zcuda/platform/utf8.hpp>
+
+#include "support/temp_dir.hpp"
+#include "support/test_child.hpp"
+
+namespace zcuda::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Quiet : public Observer {
+ public:
+  void notice(const std::string& text) override { notices.push_back(text); }
+  void run_starting(const VariantRecord& v, int run, int, int) override { order.push_back(v.name + std::to_string(run)); }
+  void run_finished(const VariantRecord&, const RunResult&, int, int) override {}
+  std::vector<std::string> notices;
+  std::vector<std::string> order;
+};
+
+class BenchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    home.root = tmp.path();
+    home.state = tmp / "state";
+    options.launch.program = test::test_child();
+    options.variants[0] = {"A", "native", {}};
+    options.variants[1] = {"B", "native", {}};
+  }
+  // The child prints `count` values of about `base` (the first a tenth of it, its warm-up).
+  void series(int count, double base = 1000) {
+    options.launch.args = {"series", "sps", std::to_string(count), std::to_string(base)};
+    options.metric = *Metric::compile("sps ([0-9.]+)");
+    options.warmup = 1;
+    options.better = Better::higher;
+  }
+  Result<BenchRecord> bench() { return run_bench(options, home, detect::Profile{}, platform::current_environment(), observer); }
+
+  test::TempDir tmp;
+  app::Home home;
+  BenchOptions options;
+  Quiet observer;
+};
+
+TEST_F(BenchTest, TenPercentSlowerBIsFoundWithTheRightSign) {
+  series(6);
+  options.variants[1].env = {{"ZCUDA_TEST_FACTOR", "0.9"}};
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r->variants[0].ok && r->variants[1].ok) << r->comparison.summary;
+  EXPECT_EQ(r->comparison.verdict, Verdict::a_better);
+  ASSERT_TRUE(r->comparison.b_vs_a_percent && r->comparison.ci95_percent);
+  EXPECT_NEAR(*r->comparison.b_vs_a_percent, -10, 1.5);
+  EXPECT_LT(r->comparison.ci95_percent->second, 0);
+  EXPECT_TRUE(r->comparison.summary.starts_with("B is ")) << r->comparison.summary;
+  EXPECT_NE(r->comparison.summary.find("slower than A"), std::string::npos) << r->comparison.summary;
+  EXPECT_TRUE(r->complete);
+}
+
+TEST_F(BenchTest, AnAaRunSaysNoClearDifference) {
+  series(6);
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->comparison.verdict, Verdict::no_clear_difference) << r->comparison.summary;
+  EXPECT_TRUE(r->comparison.summary.starts_with("no clear difference (95% CI ")) << r->comparison.summary;
+}
+
+TEST_F(BenchTest, TheWarmUpValueOfEveryRunIsDropped) {
+  series(5, 1000);
+  options.runs = 3;
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  for (const auto& v : r->variants) {
+    ASSERT_EQ(v.runs.size(), 3u);
+    for (const auto& run : v.runs) {
+      ASSERT_EQ(run.values.size(), 5u);
+      EXPECT_NEAR(run.values.front(), 100, 1e-9);  // the warm-up value, kept in the run
+    }
+    EXPECT_EQ(v.values.size(), 12u);  // 3 runs x 4 kept
+    ASSERT_TRUE(v.summary);
+    EXPECT_GT(v.summary->min, 980);  // no warm-up value among them
+  }
+}
+
+TEST_F(BenchTest, RunsAlternateAndSeeTheirVariantAndNumber) {
+  const fs::path log = tmp / "order.txt";
+  options.launch.args = {"appendenv", platform::path_to_utf8(log), "ZCUDA_BENCH_VARIANT", "ZCUDA_BENCH_RUN"};
+  options.runs = 3;
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(test::read_file(log), "A 1\nB 1\nA 2\nB 2\nA 3\nB 3\n");
+  EXPECT_EQ(observer.order, (std::vector<std::string>{"A1", "B1", "A2", "B2", "A3", "B3"}));
+  // Without a metric each run's wall time is its one value, and lower is better.
+  EXPECT_EQ(r->variants[0].values.size(), 3u);
+  EXPECT_EQ(r->comparison.measure, "wall-seconds");
+}
+
+void expect_invalid(const BenchRecord& r, const std::string& failure_part) {
+  EXPECT_EQ(r.comparison.verdict, Verdict::invalid);
+  EXPECT_FALSE(r.comparison.b_vs_a_percent);
+  EXPECT_NE(r.comparison.summary.find(failure_part), std::string::npos) << r.comparison.summary;
+}
+
+TEST_F(BenchTest, AFailingCheckMakesTheVerdictInvalid) {
+  series(3);
+  // The check sees the variant: it fails for B's runs only.
+#ifdef _WIN32
+  options.check = "if %ZCUDA_BENCH_VARIANT%==B exit 3";
+#else
+  options.check = "test \"$ZCUDA_BENCH_VARIANT\" != B || exit 3";
+#endif
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  expect_invalid(*r, "B run 1: the check failed (exit code 3)");
+  EXPECT_TRUE(r->variants[0].ok);
+  EXPECT_FALSE(r->variants[1].ok);
+  EXPECT_FALSE(r->variants[1].summary);  // no speed figure for a variant with a failed run
+  ASSERT_TRUE(r->variants[0].runs[0].check);
+  EXPECT_TRUE(r->variants[0].runs[0].check->ok);
+  EXPECT_FALSE(r->output_verified());
+}
+
+TEST_F(BenchTest, APassingCheckOnEveryRunVerifiesTheOutput) {
+  series(3);
+  options.check = "exit 0";
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->output_verified());
+}
+
+TEST_F(BenchTest, ACrashMakesTheVerdictInvalid) {
+  options.launch.args = {"err", "about to crash\n", "crash"};
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+#ifdef _WIN32
+  expect_invalid(*r, "A run 1: crashed with exception 0xC0000005");
+#else
+  expect_invalid(*r, "A run 1: killed by signal 11");
+#endif
+  EXPECT_EQ(r->variants[0].runs[0].output_tail, "about to crash\n");
+}
+
+TEST_F(BenchTest, ATimeoutMakesTheVerdictInvalid) {
+  options.launch.args = {"sleep", "20000"};
+  options.timeout = std::chrono::milliseconds(300);
+  options.runs = 1;
+  const auto started = std::chrono::steady_clock::now();
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
+  expect_invalid(*r, "A run 1: timed out");
+  EXPECT_TRUE(r->variants[0].runs[0].timed_out);
+}
+
+TEST_F(BenchTest, AnUnexpectedExitCodeMakesTheVerdictInvalid) {
+  options.launch.args = {"exit", "3"};
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  expect_invalid(*r, "A run 1: exit code 3, expected 0");
+  options.expect_exit = 3;
+  auto expected = bench();
+  ASSERT_TRUE(expected);
+  EXPECT_NE(expected->comparison.verdict, Verdict::invalid) << expected->comparison.summary;
+}
+
+TEST_F(BenchTest, OutputWithoutTheMetricIsAFailedRun) {
+  options.launch.args = {"out", "nothing to see\n"};
+  options.metric = *Metric::compile("sps ([0-9.]+)");
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  expect_invalid(*r, "no output matched --metric 'sps ([0-9.]+)'");
+}
+
+TEST_F(BenchTest, CtrlCKillsTheRunningProgramAndKeepsAnIncompleteRecord) {
+  options.launch.args = {"sleep", "30000"};
+  std::atomic<bool> cancel{false};
+  options.cancel = &cancel;
+  std::thread press([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    cancel = true;
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto r = bench();
+  press.join();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
+  EXPECT_FALSE(r->complete);
+  ASSERT_EQ(r->variants[0].runs.size(), 1u);
+  EXPECT_TRUE(r->variants[0].runs[0].cancelled);
+  EXPECT_TRUE(r->variants[1].runs.empty());
+  EXPECT_EQ(r->comparison.verdict, Verdict::invalid);
+  EXPECT_NE(r->comparison.summary.find("incomplete"), std::string::npos);
+}
+
+TEST_F(BenchTest, AnUnknownRuntimeIsAnErrorBeforeAnythingRuns) {
+  options.variants[1].runtime = "v0-not-installed";
+  const fs::path log = tmp / "ran.txt";
+  options.launch.args = {"touch", platform::path_to_utf8(log)};
+  auto r = bench();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::not_found);
+  EXPECT_NE(r.error().message.find("v0-not-installed"), std::string::npos);
+  EXPECT_FALSE(fs::exists(log));
+}
+
+TEST_F(BenchTest, AppIdentityIsRecorded) {
+  series(2);
+  options.runs = 1;
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->app.sha256.size(), 64u);
+  EXPECT_EQ(r->app.args, options.launch.args);
+  EXPECT_EQ(r->variants[0].runtime.spec, "native");
+  EXPECT_EQ(r->variants[0].runtime.launch, "direct");
+}
+
+// A real CUDA program (it prints which libcuda it was given) under native and a runtime folder:
+// the runtime variant is staged and its libraries digested; the native one runs unstaged.
+TEST_F(BenchTest, NativeAndARuntimeFolderEachLaunchTheirOwnLibraries) {
+  const fs::path app = tmp / "app";
+  const fs::path runtime = tmp / "runtime";
+  fs::create_directories(app);
+  fs::create_directories(runtime);
+#ifdef _WIN32
+  const std::string program = "cuda_app.exe", driver = "nvcuda.dll";
+#else
+  const std::string program = "cuda_app", driver = "libcuda.so.1";
+#endif
+  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_CUDA_APP), app / program);
+  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA), app / driver);
+  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA), runtime / driver);
+  options.launch.program = app / program;
+  options.launch.args = {};
+  options.variants[1].runtime = platform::path_to_utf8(runtime);
+  options.runs = 2;
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->variants[0].ok) << r->comparison.summary;
+  EXPECT_TRUE(r->variants[1].ok) << r->comparison.summary;
+  ASSERT_EQ(r->variants[1].runtime.libraries.size(), 1u);
+  EXPECT_EQ(r->variants[1].runtime.libraries[0].name, driver);
+  EXPECT_EQ(r->variants[1].runtime.libraries[0].sha256.size(), 64u);
+  EXPECT_TRUE(r->variants[0].runtime.libraries.empty());
+  // B ran last, so the folder is staged now; the original library is backed up, not lost.
+  EXPECT_NE(test::read_file(app / driver), test::read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  bool said_unstaged = false;
+  for (const auto& n : observer.notices) said_unstaged = said_unstaged || n.find("unstaged") != std::string::npos;
+  EXPECT_TRUE(said_unstaged);
+}
+
+}  // namespace
+}  // namespace zcuda::bench

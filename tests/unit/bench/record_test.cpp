@@ -1,0 +1,132 @@
+// The record reads back exactly what its writer wrote, and says which field is wrong otherwise.
+#include <gtest/gtest.h>
+
+#include <zcuda/bench/record.hpp>
+#include <zcuda/platform/files.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace zcuda::bench {
+namespace {
+
+BenchRecord sample() {
+  BenchRecord r;
+  r.started = "2026-12-03T08:00:00Z";
+  r.finished = "2026-12-03T08:01:00Z";
+  r.zcuda_version = "0.1.0";
+  r.app = {"/opt/app/rl-train", std::string(64, 'a'), {"--device", "cuda", "a b"}};
+  r.runs_per_variant = 2;
+  r.expect_exit = 0;
+  r.timeout_seconds = 30.5;
+  r.check = "cmp out.txt expected.txt";
+  for (int i = 0; i < 2; ++i) {
+    VariantRecord v;
+    v.name = i == 0 ? "A" : "B";
+    v.label = i == 0 ? "v6" : "v7";
+    v.runtime = {i == 0 ? "v6-preview.69" : "native", i == 0 ? "/home/zcuda/zluda" : "", i == 0 ? std::optional<std::string>("v6-preview.69") : std::nullopt,
+                 i == 0 ? "zluda.exe" : "direct", {{"libcuda.so.1", std::string(64, 'b')}}};
+    v.env = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"A", "x=y"}};
+    for (int n = 1; n <= 2; ++n) {
+      RunResult run;
+      run.number = n;
+      run.seconds = 1.25 * n;
+      run.values = {100.0 * n, 200.5, 300};
+      run.check = CheckResult{0, true, 0.01};
+      v.runs.push_back(run);
+    }
+    v.values = {200.5, 300, 200.5, 300};
+    v.summary = Summary{250.25, 200.5, 300};
+    v.ok = true;
+    r.variants.push_back(v);
+  }
+  RunResult failed;
+  failed.number = 3;
+  failed.exit_code = 139;
+  failed.signal = 11;
+  failed.failure = "killed by signal 11 (SIGSEGV)";
+  failed.output_tail = "Segmentation fault\n";
+  r.variants[1].runs.push_back(failed);
+  r.comparison = {"overall_sps ([0-9.]+)", Better::higher, 1, -3.03, std::pair(-4.1, -1.9), Verdict::a_better,
+                  "B is 3.0% slower than A (95% CI 1.9% to 4.1%)", 20261203, 10000};
+  r.machine = {"linux", {{"AMD Radeon RX 9060 XT", "amd", "gfx1200", "amdgpu"}}, "6.12.0", "6.4.0 at /opt/rocm", false};
+  return r;
+}
+
+TEST(BenchRecord, ReadsBackExactlyWhatWasWritten) {
+  const BenchRecord written = sample();
+  const nlohmann::json json = to_json(written);
+  auto read = bench_record_from_json(json);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(to_json(*read), json);
+  EXPECT_EQ(read->variants[1].runs[2].signal, 11);
+  EXPECT_EQ(read->variants[0].env.at("A"), "x=y");
+  EXPECT_EQ(read->comparison.verdict, Verdict::a_better);
+  ASSERT_TRUE(read->comparison.ci95_percent);
+  EXPECT_DOUBLE_EQ(read->comparison.ci95_percent->first, -4.1);
+}
+
+TEST(BenchRecord, TheFieldsTheIssueNames) {
+  const nlohmann::json j = to_json(sample());
+  EXPECT_EQ(j.at("schema"), 1);
+  EXPECT_EQ(j.at("command"), "bench");
+  for (const char* key : {"path", "sha256", "args"}) EXPECT_TRUE(j.at("app").contains(key)) << key;
+  for (const char* key : {"label", "runtime", "env", "runs", "values", "median", "min", "max", "ok"}) {
+    EXPECT_TRUE(j.at("variants").at(0).contains(key)) << key;
+  }
+  for (const char* key : {"exit_code", "seconds", "values", "check"}) EXPECT_TRUE(j.at("variants").at(0).at("runs").at(0).contains(key)) << key;
+  for (const char* key : {"measure", "better", "b_vs_a_percent", "ci95_percent", "verdict"}) EXPECT_TRUE(j.at("comparison").contains(key)) << key;
+  EXPECT_TRUE(j.contains("machine"));
+}
+
+TEST(BenchRecord, OutputVerifiedNeedsACheckOnEveryRun) {
+  BenchRecord r = sample();
+  r.variants[1].runs.pop_back();  // drop the failed run
+  EXPECT_TRUE(r.output_verified());
+  r.variants[0].runs[1].check.reset();
+  EXPECT_FALSE(r.output_verified());
+  BenchRecord unchecked = sample();
+  unchecked.check.reset();
+  EXPECT_FALSE(unchecked.output_verified());
+}
+
+TEST(BenchRecord, WrongFieldsAreNamed) {
+  nlohmann::json j = to_json(sample());
+  j["variants"][0]["runs"][0].erase("exit_code");
+  auto read = bench_record_from_json(j);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(read.error().message.find("exit_code"), std::string::npos) << read.error().message;
+  nlohmann::json bad_verdict = to_json(sample());
+  bad_verdict["comparison"]["verdict"] = "maybe";
+  EXPECT_FALSE(bench_record_from_json(bad_verdict));
+  nlohmann::json newer = to_json(sample());
+  newer["schema"] = 2;
+  auto unsupported = bench_record_from_json(newer);
+  ASSERT_FALSE(unsupported);
+  EXPECT_NE(unsupported.error().message.find("schema 2"), std::string::npos);
+}
+
+TEST(BenchRecord, WrittenUnderHomeAndReadNewestFirst) {
+  test::TempDir tmp;
+  app::Home home;
+  home.root = tmp.path();
+  home.state = tmp / "state";
+  BenchRecord first = sample();
+  first.started = "first";
+  auto a = write_bench_record(home, first);
+  ASSERT_TRUE(a) << a.error().message;
+  BenchRecord second = sample();
+  second.started = "second";
+  auto b = write_bench_record(home, second);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(a->parent_path(), tmp / "state" / "bench");
+  test::write_file(tmp / "state" / "bench" / "99999999T999999-broken.json", "{not json");
+  auto records = read_bench_records(home, 10);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].record.started, "second");
+  EXPECT_EQ(records[1].record.started, "first");
+  EXPECT_EQ(read_bench_records(home, 1).size(), 1u);
+}
+
+}  // namespace
+}  // namespace zcuda::bench
