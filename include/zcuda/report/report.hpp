@@ -22,6 +22,7 @@ struct CollectOptions {
   bool redact = true;
   bool hash_installed_files = true;   // re-hash installed files against their receipts
   std::size_t max_runs = 10;          // most recent run records included
+  std::size_t max_benches = 5;        // most recent bench records included
 };
 
 // The report as JSON (docs/report.md), redacted unless options.redact is false. Works on a

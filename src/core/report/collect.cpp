@@ -3,6 +3,8 @@
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/report/report.hpp>
 
+#include <zcuda/bench/record.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -149,6 +151,14 @@ nlohmann::json runs_section(const CollectOptions& options) {
   return runs;
 }
 
+// The latest bench records, each as `zcuda bench` wrote it (read and rewritten through the
+// record's own from_json/to_json, so the report holds exactly the record's fields).
+nlohmann::json bench_section(const CollectOptions& options) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& stored : bench::read_bench_records(options.home, options.max_benches)) out.push_back(bench::to_json(stored.record));
+  return out;
+}
+
 }  // namespace
 
 Redactor redactor_for(const CollectOptions& options) {
@@ -180,6 +190,7 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   auto verify = read_json(options.home.state / "verify" / "last.json");
   report["verify"] = verify ? *verify : nlohmann::json(nullptr);
   report["runs"] = runs_section(options);
+  report["bench"] = bench_section(options);
   report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;
 

@@ -142,6 +142,21 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);
 
+  std::string benches;
+  for (const auto& b : r.value("bench", nlohmann::json::array())) {
+    const auto& c = member(b, "comparison");
+    benches += fmt::format("- {} `{}`: **{}**; output {}\n", str(b, "started"), cell(str(member(b, "app"), "path")), cell(str(c, "summary")),
+                           b.value("output_verified", false) ? "verified by the check on every run" : "not verified");
+    for (const auto& v : b.value("variants", nlohmann::json::array())) {
+      const auto& runtime = member(v, "runtime");
+      benches += fmt::format("  - {} ({}): runtime {}{}, median {} of {} values\n", str(v, "name"), cell(str(v, "label")), str(runtime, "spec"),
+                             runtime.contains("version") && runtime["version"].is_string() ? " " + runtime["version"].get<std::string>() : "",
+                             v.contains("median") && v["median"].is_number() ? fmt::format("{:.6g}", v["median"].get<double>()) : "none",
+                             v.value("values", nlohmann::json::array()).size());
+    }
+  }
+  out += details("Application benchmarks (zcuda bench)", benches.empty() ? "No bench records." : benches);
+
   const auto& env = r.value("environment", nlohmann::json::object());
   std::string env_text = "```\n";
   for (const auto& [name, value] : member(env, "variables").items()) env_text += fmt::format("{}={}\n", name, value.get<std::string>());

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/bench/record.hpp>
 #include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/platform/files.hpp>
@@ -37,6 +38,21 @@ std::string zluda_build(const nlohmann::json& report) {
   return "none";
 }
 
+// One application on one GPU with one ZLUDA release: how its benches went, with the figure.
+struct AppRow {
+  nlohmann::json key;
+  int verified = 0;     // ran and the output check passed on every run
+  int unchecked = 0;    // ran, but without an output check
+  int failed = 0;       // a run failed (crash, exit code, check)
+  std::vector<double> medians;
+  std::string measure;
+};
+
+std::string file_name(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace
 
 Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
@@ -51,6 +67,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
   // Per arch: reports whose core checks all passed on ZLUDA, and reports with a core failure.
   std::map<std::string, std::pair<int, int>> evidence;
   std::map<std::string, std::string> arch_status;
+  std::map<std::string, AppRow> app_rows;
 
   for (const auto& file : files) {
     auto content = platform::read_file(file, 64u << 20);
@@ -93,6 +110,33 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       bool on_zluda = !verify.is_null() && text(verify, "stack") == "zluda";
       if (on_zluda && !core_failed && driver_pass > 0 && cublas_pass > 0) evidence[gfx].first++;
       if (on_zluda && core_failed) evidence[gfx].second++;
+
+      // Applications: every ZLUDA variant of every complete bench (native runs are not evidence
+      // for an AMD architecture). A bench whose output check passed on every run is evidence
+      // for the architecture; one where a ZLUDA run failed is evidence against it.
+      for (const auto& entry : report.value("bench", nlohmann::json::array())) {
+        auto bench = bench::bench_record_from_json(entry);
+        if (!bench || !bench->complete) continue;
+        for (const auto& v : bench->variants) {
+          if (v.runtime.spec == "native") continue;
+          nlohmann::json app_key = {{"application", file_name(bench->app.path)}, {"app_sha256", bench->app.sha256.substr(0, 12)},
+                                {"gpu", text(gpu, "name")}, {"gfx", gfx}, {"os", text(report.value("system", nlohmann::json::object()), "os")},
+                                {"zluda", v.runtime.version.value_or(v.runtime.spec)}};
+          AppRow& app = app_rows[json_text(app_key, -1)];
+          app.key = app_key;
+          app.measure = bench->comparison.measure;
+          if (!v.ok) {
+            app.failed++;
+            evidence[gfx].second++;
+          } else if (bench->output_verified()) {
+            app.verified++;
+            evidence[gfx].first++;
+          } else {
+            app.unchecked++;
+          }
+          if (v.summary) app.medians.push_back(v.summary->median);
+        }
+      }
     }
   }
 
@@ -113,6 +157,16 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
     out_rows.push_back(r);
   }
   matrix["rows"] = out_rows;
+  nlohmann::json applications = nlohmann::json::array();
+  for (auto& [_, app] : app_rows) {
+    nlohmann::json a = app.key;
+    a["status"] = app.failed > 0 ? "failed" : app.verified > 0 ? "verified" : "ran, output not checked";
+    a["benches"] = {{"verified", app.verified}, {"unchecked", app.unchecked}, {"failed", app.failed}};
+    a["measure"] = app.measure;
+    a["median"] = app.medians.empty() ? nlohmann::json(nullptr) : nlohmann::json(bench::median(app.medians));
+    applications.push_back(a);
+  }
+  matrix["applications"] = applications;
   // The rule (docs/report.md): a candidate has evidence enough with at least one report on ZLUDA
   // whose core checks all pass or are honestly unsupported (with driver and cuBLAS checks
   // passing), and no report on ZLUDA where a core check failed, erred, crashed or timed out.
@@ -152,13 +206,23 @@ std::string render_matrix_markdown(const nlohmann::json& m) {
     }
     out += "\n";
   }
+  const auto& apps = m.value("applications", nlohmann::json::array());
+  if (!apps.empty()) {
+    out += "\n### Applications (zcuda bench)\n\n| application | GPU | gfx | OS | ZLUDA | status | median | measure |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& a : apps) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | `{}` |\n", text(a, "application"), text(a, "gpu"), text(a, "gfx"), text(a, "os"),
+                         text(a, "zluda"), text(a, "status"), a["median"].is_number() ? fmt::format("{:.6g}", a["median"].get<double>()) : "—",
+                         text(a, "measure"));
+    }
+  }
   const auto& ready = m.value("ready_to_validate", nlohmann::json::array());
   out += "\n";
   if (ready.empty()) {
     out += "No candidate architecture has enough evidence to be called validated yet.\n";
   } else {
     for (const auto& r : ready) {
-      out += fmt::format("- **{}** is a candidate with {} report(s) on ZLUDA where every core check passed or was honestly unsupported, and none failing: it can be marked `validated`.\n",
+      out += fmt::format("- **{}** is a candidate with {} piece(s) of evidence on ZLUDA (verify reports where every core check passed or was "
+                         "honestly unsupported, or benches whose output check passed on every run) and none against: it can be marked `validated`.\n",
                          text(r, "gfx"), r.value("passing_reports", 0));
     }
   }

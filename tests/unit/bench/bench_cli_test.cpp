@@ -41,6 +41,12 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
   EXPECT_TRUE(fs::exists(platform::path_from_utf8(record)));
   const json kept = json::parse(read_file(record));
   EXPECT_EQ(kept.at("comparison"), out.at("comparison"));
+  // `zcuda report` carries the record.
+  auto report = run_zcuda({"--home", platform::path_to_utf8(tmp.path()), "--json", "report"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json collected = json::parse(report.out);
+  ASSERT_EQ(collected.at("bench").size(), 1u);
+  EXPECT_EQ(collected.at("bench").at(0).at("comparison").at("verdict"), "a-better");
 }
 
 TEST_F(BenchCli, TextLeadsWithTheSentence) {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/bench/record.hpp>
+#include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
 
 #include "support/temp_dir.hpp"
@@ -52,6 +54,85 @@ TEST(ReportMerge, BadInputIsRefusedWithTheFileNamed) {
   test::write_file(dir / "garbage.json", "{{{");
   EXPECT_FALSE(merge({dir / "garbage.json"}));
   EXPECT_EQ(merge({}).error().kind, ErrorKind::usage);
+}
+
+// A bench of `rl-train` on one ZLUDA release against native, as `zcuda bench` records it.
+bench::BenchRecord rl_train_bench(bool checked, bool zluda_ok) {
+  bench::BenchRecord r;
+  r.started = "2026-12-03T08:00:00Z";
+  r.finished = "2026-12-03T08:05:00Z";
+  r.app = {"C:\\Users\\<user>\\rl-train.exe", std::string(64, 'c'), {"--device", "cuda"}};
+  r.runs_per_variant = 2;
+  if (checked) r.check = "rl-train --verify";
+  for (int i = 0; i < 2; ++i) {
+    bench::VariantRecord v;
+    v.name = i == 0 ? "A" : "B";
+    v.label = v.name;
+    v.runtime.spec = i == 0 ? "v6-preview.69" : "native";
+    if (i == 0) v.runtime.version = "v6-preview.69";
+    for (int n = 1; n <= 2; ++n) {
+      bench::RunResult run;
+      run.number = n;
+      run.values = {100, 13278, 13300};
+      if (checked) run.check = bench::CheckResult{0, true, 1};
+      if (i == 0 && !zluda_ok && n == 2) run.failure = "the check failed (exit code 1)";
+      v.runs.push_back(run);
+    }
+    v.ok = i != 0 || zluda_ok;
+    if (v.ok) {
+      v.values = {13278, 13300, 13278, 13300};
+      v.summary = bench::Summary{13289, 13278, 13300};
+    }
+    r.variants.push_back(v);
+  }
+  r.comparison.measure = "overall_sps ([0-9.]+)";
+  r.comparison.verdict = zluda_ok ? bench::Verdict::no_clear_difference : bench::Verdict::invalid;
+  return r;
+}
+
+// report-d (an RX 7900 XTX, gfx1100 candidate, verify never run) with bench records added.
+std::filesystem::path report_with_benches(const test::TempDir& dir, const std::string& name, const std::vector<bench::BenchRecord>& benches) {
+  auto report = nlohmann::json::parse(test::read_file(fixture("report-d.json")));
+  report["bench"] = nlohmann::json::array();
+  for (const auto& b : benches) report["bench"].push_back(bench::to_json(b));
+  test::write_file(dir / name, report.dump());
+  return dir / name;
+}
+
+TEST(ReportMerge, BenchesBecomeApplicationRows) {
+  test::TempDir dir;
+  auto m = merge({report_with_benches(dir, "one.json", {rl_train_bench(true, true)}),
+                  report_with_benches(dir, "two.json", {rl_train_bench(false, true)})});
+  ASSERT_TRUE(m) << m.error().message;
+  const auto& apps = (*m)["applications"];
+  ASSERT_EQ(apps.size(), 1u) << apps.dump();  // the native variant is not a ZLUDA row
+  EXPECT_EQ(apps[0]["application"], "rl-train.exe");
+  EXPECT_EQ(apps[0]["gfx"], "gfx1100");
+  EXPECT_EQ(apps[0]["zluda"], "v6-preview.69");
+  EXPECT_EQ(apps[0]["status"], "verified");
+  EXPECT_EQ(apps[0]["benches"]["verified"], 1);
+  EXPECT_EQ(apps[0]["benches"]["unchecked"], 1);
+  EXPECT_DOUBLE_EQ(apps[0]["median"].get<double>(), 13289);
+  const std::string md = render_matrix_markdown(*m);
+  EXPECT_NE(md.find("| rl-train.exe | AMD Radeon RX 7900 XTX | gfx1100 | windows | v6-preview.69 | verified | 13289 |"), std::string::npos) << md;
+}
+
+TEST(ReportMerge, AVerifiedBenchOnZludaIsEvidenceAndAFailedOneCountsAgainst) {
+  test::TempDir dir;
+  auto verified = merge({report_with_benches(dir, "good.json", {rl_train_bench(true, true)})});
+  ASSERT_TRUE(verified);
+  ASSERT_EQ((*verified)["ready_to_validate"].size(), 1u) << (*verified)["ready_to_validate"].dump();
+  EXPECT_EQ((*verified)["ready_to_validate"][0]["gfx"], "gfx1100");
+  // Without an output check a bench is not evidence.
+  auto unchecked = merge({report_with_benches(dir, "unchecked.json", {rl_train_bench(false, true)})});
+  ASSERT_TRUE(unchecked);
+  EXPECT_TRUE((*unchecked)["ready_to_validate"].empty());
+  // A failed ZLUDA run outweighs a verified bench elsewhere.
+  auto mixed = merge({report_with_benches(dir, "good.json", {rl_train_bench(true, true)}),
+                      report_with_benches(dir, "bad.json", {rl_train_bench(true, false)})});
+  ASSERT_TRUE(mixed);
+  EXPECT_TRUE((*mixed)["ready_to_validate"].empty());
+  EXPECT_EQ((*mixed)["applications"][0]["status"], "failed");
 }
 
 }  // namespace
