@@ -145,7 +145,7 @@ void run_check(RunResult& run, const BenchOptions& options, const platform::Envi
   }
 }
 
-RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& options, const platform::Environment& base) {
+RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& options) {
   RunResult run;
   run.number = number;
   platform::ProcessSpec spec;
@@ -172,7 +172,9 @@ RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& opt
     run.output_tail = tail_of(*ran);
     return run;
   }
-  if (options.check) run_check(run, options, with_bench_variables(base, variant.record.name, number));
+  // The check sees the run's environment: a program's own verification mode (`rl-train --verify`)
+  // then runs on the same runtime and settings as the run it vouches for.
+  if (options.check) run_check(run, options, *spec.environment);
   return run;
 }
 
@@ -280,7 +282,7 @@ Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home
     const int number = step / 2 + 1;
     if (auto staged = stage_for(variant, options, detected, observer); !staged) return std::unexpected(staged.error());
     observer.run_starting(variant.record, number, step + 1, steps);
-    RunResult run = run_once(variant, number, options, base);
+    RunResult run = run_once(variant, number, options);
     const bool cancelled = run.cancelled;
     variant.record.runs.push_back(std::move(run));
     observer.run_finished(variant.record, variant.record.runs.back(), step + 1, steps);

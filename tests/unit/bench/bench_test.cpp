@@ -129,6 +129,20 @@ TEST_F(BenchTest, AFailingCheckMakesTheVerdictInvalid) {
   EXPECT_FALSE(r->output_verified());
 }
 
+TEST_F(BenchTest, TheCheckRunsInTheRunsEnvironment) {
+  series(3);
+  options.variants[0].env = {{"ZCUDA_TEST_MODE", "strict"}};
+#ifdef _WIN32
+  options.check = "if not \"%ZCUDA_TEST_MODE%\"==\"strict\" exit 5";
+#else
+  options.check = "test \"$ZCUDA_TEST_MODE\" = strict || exit 5";
+#endif
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->variants[0].ok) << r->comparison.summary;
+  expect_invalid(*r, "B run 1: the check failed (exit code 5)");
+}
+
 TEST_F(BenchTest, APassingCheckOnEveryRunVerifiesTheOutput) {
   series(3);
   options.check = "exit 0";
