@@ -1,4 +1,7 @@
 // `zcuda bench` end to end: the real binary, the test child as the program.
+#include <chrono>
+#include <thread>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +90,29 @@ TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("hello from the program\nhello from the program\n")) << r.out;
   EXPECT_NE(r.err.find("and its stderr"), std::string::npos);
+}
+
+TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {
+  if (!BackgroundProcess::can_interrupt()) GTEST_SKIP() << "no console shared with the program to send Ctrl-C through";
+  const fs::path started = tmp / "started";
+  const fs::path out = tmp / "out.json";
+  BackgroundOptions options;
+  options.out = out;
+  options.err = tmp / "err.txt";
+  BackgroundProcess bench({ZCUDA_BIN, "--home", platform::path_to_utf8(tmp.path()), "--json", "bench", "--a-runtime", "native", "--b-runtime",
+                           "native", platform::path_to_utf8(test_child()), "touch", platform::path_to_utf8(started), "sleep", "30000"},
+                          options);
+  // The program says it is running by creating the file; then Ctrl-C.
+  for (int i = 0; i < 300 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(started));
+  const auto pressed = std::chrono::steady_clock::now();
+  bench.interrupt();
+  EXPECT_EQ(bench.wait(), 12) << bench.err();
+  EXPECT_LT(std::chrono::steady_clock::now() - pressed, std::chrono::seconds(10));
+  const json record = json::parse(bench.out());
+  EXPECT_FALSE(record.at("complete").get<bool>());
+  EXPECT_TRUE(record.at("variants").at(0).at("runs").at(0).at("cancelled").get<bool>());
+  EXPECT_TRUE(fs::exists(platform::path_from_utf8(record.at("record").get<std::string>())));
 }
 
 }  // namespace
