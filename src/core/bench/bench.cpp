@@ -280,9 +280,18 @@ Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home
     }
     PreparedVariant& variant = variants[static_cast<std::size_t>(step % 2)];
     const int number = step / 2 + 1;
-    if (auto staged = stage_for(variant, options, detected, observer); !staged) return std::unexpected(staged.error());
-    observer.run_starting(variant.record, number, step + 1, steps);
-    RunResult run = run_once(variant, number, options);
+    RunResult run;
+    if (auto staged = stage_for(variant, options, detected, observer); !staged) {
+      // Before the first run nothing was measured: the error itself, with its exit code. Later,
+      // the runs done so far are kept and this one fails.
+      if (step == 0) return std::unexpected(staged.error());
+      run.number = number;
+      run.exit_code = -1;
+      run.failure = "the folder could not be staged: " + staged.error().message;
+    } else {
+      observer.run_starting(variant.record, number, step + 1, steps);
+      run = run_once(variant, number, options);
+    }
     const bool cancelled = run.cancelled;
     variant.record.runs.push_back(std::move(run));
     observer.run_finished(variant.record, variant.record.runs.back(), step + 1, steps);
