@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 export ZCUDA_HOME="$work/home" NO_COLOR=1
 
 # The program: prints five values, as a short training run would print its iterations.
-program=$(command -v printf)
+program=/usr/bin/printf  # the program, not the shell builtin
 args=('sps %s\n' 101 102 103 104 105)
 
 now() { date +%s.%N; }

@@ -229,6 +229,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   }
 
   int status = 0;
+  unsigned poll_us = 50;
   while (true) {
     // A child that closed its streams but runs on still answers to the timeout and to Ctrl-C.
     if (!killed_for_timeout && !result.cancelled && (spec.timeout || spec.cancel != nullptr)) {
@@ -245,7 +246,9 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
         killed_for_timeout = true;
         continue;
       }
-      usleep(2000);
+      // A child whose streams just closed is usually exiting: look again soon, then less often.
+      usleep(poll_us);
+      poll_us = std::min(poll_us * 2, 2000u);
       continue;
     }
     if (waitpid(pid, &status, 0) == pid) break;
