@@ -179,6 +179,8 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["installs"] = installs_section(options);
   auto verify = read_json(options.home.state / "verify" / "last.json");
   report["verify"] = verify ? *verify : nlohmann::json(nullptr);
+  report["application_verified"] = options.application_verified;
+  report["level"] = evidence_level(report);
   report["runs"] = runs_section(options);
   report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;

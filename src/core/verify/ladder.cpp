@@ -12,9 +12,12 @@ struct CoreRole {
 };
 constexpr CoreRole kCoreRoles[] = {{"driver", "the CUDA driver"}, {"cublas", "cuBLAS"}, {"cublaslt", "cuBLASLt"}, {"cusparse", "cuSPARSE"}};
 
+// The first few reasons; the full list is in the checks themselves.
 std::string join(const std::vector<std::string>& parts) {
+  constexpr std::size_t kShown = 4;
   std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  for (std::size_t i = 0; i < parts.size() && i < kShown; ++i) out += (out.empty() ? "" : "; ") + parts[i];
+  if (parts.size() > kShown) out += "; and " + std::to_string(parts.size() - kShown) + " more";
   return out;
 }
 
