@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/bench/record.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
+#include <zcuda/verify/ladder.hpp>
 #include <zcuda/verify/verify.hpp>
 
 #include "command.hpp"
@@ -103,6 +105,8 @@ CommandOutput render(const Context& context, const verify::Report& report, const
                             : style.red(fmt::format("{} of {} core checks pass", core_passed, core_total));
   }
   text += fmt::format(" ({}) in {}.\n", tally, ui::format_duration(report.seconds));
+  const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
+  text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";
   if (saved) text += style.dim("Saved to " + saved->string()) + "\n";
   if (!save_problem.empty()) text += style.yellow("Not saved: ") + save_problem + "\n";
   out.text = text;
@@ -138,6 +142,8 @@ CommandRun setup_verify(CLI::App& sub) {
     options.probe = *probe;
     auto report = verify::run(options);
     if (!report) return std::unexpected(report.error());
+    // The ladder's top level needs an application: a bench on this machine whose output check passed.
+    report->application_verified = bench::any_output_verified(context.home);
 
     std::optional<std::filesystem::path> saved;
     std::string problem;

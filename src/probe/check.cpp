@@ -42,26 +42,62 @@ std::string Report::to_json(double seconds) const {
 }
 
 namespace {
-std::string display_name(const std::string& role) {
-  if (role == "driver") return "the CUDA driver";
-  if (role == "cublas") return "cuBLAS";
-  if (role == "cublaslt") return "cuBLASLt";
-  if (role == "cusparse") return "cuSPARSE";
-  if (role == "cufft") return "cuFFT";
-  if (role == "cudnn") return "cuDNN";
-  if (role == "nvml") return "NVML";
-  return role;
+
+struct RoleInfo {
+  const char* role;
+  const char* display;
+  const char* consequence;  // what an application loses without it; "" when obvious
+};
+
+constexpr RoleInfo kRoles[] = {
+    {"driver", "the CUDA driver", ""},
+    {"cublas", "cuBLAS", ""},
+    {"cublaslt", "cuBLASLt", ""},
+    {"cusparse", "cuSPARSE", ""},
+    {"cufft", "cuFFT", ""},
+    {"cudnn", "cuDNN", "convolutions, pooling and normalisation in PyTorch and other cuDNN users will fail"},
+    {"cusolver", "cuSOLVER", "PyTorch's GPU linear algebra (torch.linalg on CUDA tensors) will fail"},
+    {"nvrtc", "NVRTC", "kernels compiled at run time (PyTorch's fused kernels, CuPy, Numba) will fail"},
+    {"nvml", "NVML", ""},
+};
+
+const RoleInfo* role_info(const std::string& role) {
+  for (const auto& r : kRoles) {
+    if (role == r.role) return &r;
+  }
+  return nullptr;
 }
+
 }  // namespace
+
+std::string display_name(const std::string& role) {
+  const auto* info = role_info(role);
+  return info ? info->display : role;
+}
 
 Library require_library(Report& report, const std::string& role) {
   std::string error;
+  bool present = false;
   const auto names = library_names(role);
-  Library lib = Library::open(role, names, error);
+  Library lib = Library::open(role, names, error, present);
   if (!lib.loaded()) {
     std::string tried;
     for (const auto& n : names) tried += (tried.empty() ? "" : ", ") + n;
-    throw Stop{Status::missing, display_name(role) + " was not found (tried " + tried + "): " + error, std::nullopt};
+    const auto* info = role_info(role);
+    const std::string consequence = info && *info->consequence ? std::string("; ") + info->consequence : "";
+    if (present && role == "cudnn") {
+      // cuDNN is there but its backend is not (ZLUDA's cuDNN needs MIOpen, which the stable
+      // Windows HIP SDK lacks; NVIDIA's needs its sub-libraries): the honest answer is that
+      // this stack cannot do it, not that it computed wrongly.
+      throw Stop{Status::unsupported,
+                 "cuDNN is present but could not be loaded, a library it needs is missing (ZLUDA's cuDNN needs MIOpen): " +
+                     error + consequence,
+                 std::nullopt};
+    }
+    throw Stop{Status::missing,
+               display_name(role) + (present ? " is present but could not be loaded (tried " : " was not found (tried ") + tried +
+                   "): " + error + consequence,
+               std::nullopt};
   }
   report.libraries.push_back(lib.file());
   return lib;

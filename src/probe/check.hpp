@@ -42,8 +42,13 @@ struct Stop {
   std::optional<ApiError> error;
 };
 
-// Loads the library for `role`; Stop(missing) when no name loads.
+// Loads the library for `role`; Stop(missing) when no name loads, saying what an application
+// loses without it. cuDNN that is present but cannot load a library it needs (its backend) is
+// Stop(unsupported).
 Library require_library(Report& report, const std::string& role);
+
+// "cuBLAS", "the CUDA driver", ...
+std::string display_name(const std::string& role);
 
 // A function exported by `lib`; Stop(unsupported) when it is not exported.
 template <class Fn>

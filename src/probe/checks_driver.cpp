@@ -6,89 +6,12 @@
 
 #include "checks.hpp"
 #include "cuda_driver.hpp"
+#include "ptx_kernels.hpp"
+#include "ptx_module.hpp"
 #include "reference.hpp"
 
 namespace zcuda::probe {
 namespace {
-
-// A vector add in PTX text (ZLUDA consumes only PTX, never SASS). The header is filled in: the
-// low one first (any driver since CUDA 9 accepts it), sm_75 as the fallback for drivers that
-// dropped the old targets.
-constexpr const char* kVaddBody = R"(
-.address_size 64
-
-.visible .entry vadd(
-	.param .u64 a,
-	.param .u64 b,
-	.param .u64 c,
-	.param .u32 n
-)
-{
-	.reg .pred %p<2>;
-	.reg .f32 %f<4>;
-	.reg .b32 %r<6>;
-	.reg .b64 %rd<11>;
-
-	ld.param.u64 %rd1, [a];
-	ld.param.u64 %rd2, [b];
-	ld.param.u64 %rd3, [c];
-	ld.param.u32 %r2, [n];
-	mov.u32 %r3, %ctaid.x;
-	mov.u32 %r4, %ntid.x;
-	mov.u32 %r5, %tid.x;
-	mad.lo.s32 %r1, %r3, %r4, %r5;
-	setp.ge.u32 %p1, %r1, %r2;
-	@%p1 bra DONE;
-	cvta.to.global.u64 %rd4, %rd1;
-	cvta.to.global.u64 %rd5, %rd2;
-	cvta.to.global.u64 %rd6, %rd3;
-	mul.wide.u32 %rd7, %r1, 4;
-	add.s64 %rd8, %rd4, %rd7;
-	add.s64 %rd9, %rd5, %rd7;
-	add.s64 %rd10, %rd6, %rd7;
-	ld.global.f32 %f1, [%rd8];
-	ld.global.f32 %f2, [%rd9];
-	add.f32 %f3, %f1, %f2;
-	st.global.f32 [%rd10], %f3;
-DONE:
-	ret;
-}
-)";
-
-constexpr const char* kPtxHeaders[] = {".version 6.0\n.target sm_50\n", ".version 6.3\n.target sm_75\n"};
-
-// Codes a driver gives for PTX it cannot take: retry with the other header.
-bool is_ptx_rejection(int code) { return code == 209 || code == 218 || code == 222; }
-
-class Event {
- public:
-  explicit Event(const Driver& d) : d_(d) { check_status(Api::cuda, "cuEventCreate", d_.cuEventCreate(&e_, 0)); }
-  ~Event() {
-    if (e_) d_.cuEventDestroy_v2(e_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  CUevent get() const { return e_; }
-
- private:
-  const Driver& d_;
-  CUevent e_ = nullptr;
-};
-
-class Stream {
- public:
-  explicit Stream(const Driver& d) : d_(d) { check_status(Api::cuda, "cuStreamCreate", d_.cuStreamCreate(&s_, 0)); }
-  ~Stream() {
-    if (s_) d_.cuStreamDestroy_v2(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  CUstream get() const { return s_; }
-
- private:
-  const Driver& d_;
-  CUstream s_ = nullptr;
-};
 
 float elapsed_ms(const Driver& d, const Event& start, const Event& end) {
   check_status(Api::cuda, "cuEventSynchronize", d.cuEventSynchronize(end.get()));
@@ -192,42 +115,10 @@ void check_driver_kernel(Report& report) {
   db.upload(std::span<const float>(b));
 
   // The first load on ZLUDA compiles PTX to the AMD ISA and can take seconds; it is timed.
-  CUmodule module = nullptr;
-  CUfunction function = nullptr;
-  std::string log, used_header, first_failure;
-  const char* call = "";
-  int rc = 0;
-  const auto jit_start = std::chrono::steady_clock::now();
-  for (const char* header : kPtxHeaders) {
-    const std::string ptx = std::string(header) + kVaddBody;
-    char error_log[4096] = {};
-    int options[] = {5 /*CU_JIT_ERROR_LOG_BUFFER*/, 6 /*CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES*/};
-    void* values[] = {error_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof error_log))};
-    call = "cuModuleLoadDataEx";
-    rc = d.cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
-    if (rc == 0) {
-      // ZLUDA release builds load a PTX they cannot parse as an empty module: the failure shows here.
-      call = "cuModuleGetFunction";
-      rc = d.cuModuleGetFunction(&function, module, "vadd");
-      if (rc != 0) d.cuModuleUnload(module);
-    }
-    if (rc == 0) {
-      used_header = header;
-      break;
-    }
-    log = error_log;
-    if (first_failure.empty()) first_failure = std::string(call) + " " + std::to_string(rc) + " " + status_name(Api::cuda, rc);
-    if (call == std::string_view("cuModuleLoadDataEx") && !is_ptx_rejection(rc)) break;  // not about the PTX dialect
-  }
-  if (rc != 0) {
-    try {
-      check_status(Api::cuda, call, rc);
-    } catch (Stop& stop) {
-      stop.detail += "; first attempt: " + first_failure + (log.empty() ? "" : "; JIT log: " + log);
-      throw;
-    }
-  }
-  const double jit_seconds = seconds_since(jit_start);
+  PtxModule module(d, ptx::kVadd, "vadd");
+  CUfunction function = module.function("vadd");
+  const double jit_seconds = module.jit_seconds();
+  std::string used_header = module.header();
 
   unsigned n = kCount;
   CUdeviceptr pa = da.get(), pb = db.get(), pc = dc.get();
@@ -239,7 +130,6 @@ void check_driver_kernel(Report& report) {
   const float kernel_ms = elapsed_ms(d, start, end);
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto c = dc.download<float>(kCount);
-  d.cuModuleUnload(module);
 
   // IEEE 754 addition is correctly rounded, so the device must produce the CPU's float sum bit
   // for bit; the double reference then shows the size of any difference.
@@ -250,14 +140,12 @@ void check_driver_kernel(Report& report) {
     expected[i] = sum;
     mismatched += std::memcmp(&sum, &c[i], 4) != 0;
   }
-  std::replace(used_header.begin(), used_header.end(), '\n', ' ');
-  while (!used_header.empty() && used_header.back() == ' ') used_header.pop_back();
   report.metrics.str("ptx_header", used_header)
       .num("jit_seconds", jit_seconds)
       .num("kernel_ms", kernel_ms)
       .integer("elements", kCount)
       .integer("mismatched", static_cast<long long>(mismatched));
-  if (!first_failure.empty()) report.metrics.str("first_attempt", first_failure);
+  if (!module.first_failure().empty()) report.metrics.str("first_attempt", module.first_failure());
   require_within(report, "max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(c)), 0.0);
   char text[200];
   std::snprintf(text, sizeof text, "vadd over %u floats bit-exact (PTX %s); JIT %.3f s, kernel %.3f ms", kCount,

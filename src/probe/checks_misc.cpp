@@ -1,5 +1,5 @@
-// cufft.c2c, cudnn.create, nvml.init: libraries outside the core set. They are shown but do not
-// decide `zcuda verify`'s exit code (ZLUDA's cuFFT is a stub; NVML is a stub on Windows).
+// cufft.c2c, nvml.init: libraries outside the core set. They are shown but do not decide
+// `zcuda verify`'s exit code (ZLUDA's cuFFT is a stub; NVML is a stub on Windows).
 #include <complex>
 #include <cstdint>
 
@@ -65,38 +65,6 @@ void check_cufft_c2c(Report& report) {
                 forward_error, inverse_error, kTolerance);
   report.status = Status::pass;
   report.detail = text;
-}
-
-void check_cudnn_create(Report& report) {
-  Library lib = require_library(report, "cudnn");
-  Driver d = open_driver(report);  // cuDNN works on the current context
-  auto get_version = require_symbol<std::size_t (*)()>(lib, "cudnnGetVersion");
-  auto create = require_symbol<int (*)(void**)>(lib, "cudnnCreate");
-  auto destroy = require_symbol<int (*)(void*)>(lib, "cudnnDestroy");
-  auto error_string = reinterpret_cast<const char* (*)(int)>(lib.symbol("cudnnGetErrorString"));
-
-  const auto version = static_cast<long long>(get_version());
-  // cuDNN 9 encodes 10000·major + 100·minor + patch, cuDNN 8 1000·major + 100·minor + patch.
-  const long long major = version >= 10000 ? version / 10000 : version / 1000;
-  const long long minor = version >= 10000 ? (version % 10000) / 100 : (version % 1000) / 100;
-  const long long patch = version % 100;
-  const std::string text_version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-  report.metrics.integer("cudnn_version", version).str("cudnn_version_text", text_version);
-
-  void* handle = nullptr;
-  const int rc = create(&handle);
-  if (rc != 0) {
-    try {
-      check_status(Api::cudnn, "cudnnCreate", rc);
-    } catch (Stop& stop) {
-      if (error_string != nullptr && error_string(rc) != nullptr) stop.error->name = error_string(rc);
-      stop.detail = "cudnnCreate returned " + std::to_string(rc) + " (" + stop.error->name + ")";
-      throw;
-    }
-  }
-  check_status(Api::cudnn, "cudnnDestroy", destroy(handle));
-  report.status = Status::pass;
-  report.detail = "cuDNN " + text_version + ": handle created and destroyed";
 }
 
 void check_nvml_init(Report& report) {

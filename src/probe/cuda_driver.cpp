@@ -80,4 +80,20 @@ PinnedBuffer::~PinnedBuffer() {
   if (ptr_ != nullptr) driver_.cuMemFreeHost(ptr_);
 }
 
+Stream::Stream(const Driver& driver, unsigned flags) : driver_(driver) {
+  check_status(Api::cuda, "cuStreamCreate", driver_.cuStreamCreate(&stream_, flags));
+}
+
+Stream::~Stream() {
+  if (stream_ != nullptr) driver_.cuStreamDestroy_v2(stream_);
+}
+
+Event::Event(const Driver& driver) : driver_(driver) {
+  check_status(Api::cuda, "cuEventCreate", driver_.cuEventCreate(&event_, 0));
+}
+
+Event::~Event() {
+  if (event_ != nullptr) driver_.cuEventDestroy_v2(event_);
+}
+
 }  // namespace zcuda::probe

@@ -109,4 +109,32 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
 };
 
+// A stream, destroyed on scope exit. `flags`: 0 default, 1 CU_STREAM_NON_BLOCKING.
+class Stream {
+ public:
+  explicit Stream(const Driver& driver, unsigned flags = 0);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  CUstream get() const { return stream_; }
+
+ private:
+  const Driver& driver_;
+  CUstream stream_ = nullptr;
+};
+
+// A timing event, destroyed on scope exit.
+class Event {
+ public:
+  explicit Event(const Driver& driver);
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  CUevent get() const { return event_; }
+
+ private:
+  const Driver& driver_;
+  CUevent event_ = nullptr;
+};
+
 }  // namespace zcuda::probe

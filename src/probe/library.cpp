@@ -30,14 +30,21 @@ std::wstring to_wide(const std::string& text) {
   return out;
 }
 
-void* load(const std::string& name, std::string& error) {
+void* load(const std::string& name, std::string& error, bool& present) {
   // The standard search (application folder first, then System32, then PATH) is what CUDA
   // applications get, and what puts a ZLUDA copy beside the executable ahead of NVIDIA's.
   HMODULE module = LoadLibraryW(to_wide(name).c_str());
   if (module == nullptr) {
     const DWORD code = GetLastError();
-    // ERROR_MOD_NOT_FOUND is also what a missing dependency of the library gives.
-    error = name + (code == ERROR_MOD_NOT_FOUND ? ": not found, or a DLL it needs is missing" : ": Windows error " + std::to_string(code));
+    // ERROR_MOD_NOT_FOUND is also what a missing dependency gives: the file itself being on the
+    // search path tells the two apart.
+    wchar_t found[MAX_PATH];
+    present = code != ERROR_MOD_NOT_FOUND || SearchPathW(nullptr, to_wide(name).c_str(), nullptr, MAX_PATH, found, nullptr) > 0;
+    if (code == ERROR_MOD_NOT_FOUND) {
+      error = name + (present ? ": found, but a DLL it needs is missing" : ": not found");
+    } else {
+      error = name + ": Windows error " + std::to_string(code);
+    }
   }
   return reinterpret_cast<void*>(module);
 }
@@ -49,13 +56,17 @@ std::string loaded_path(void* handle) {
   return to_utf8(buffer);
 }
 #else
-void* load(const std::string& name, std::string& error) {
+void* load(const std::string& name, std::string& error, bool& present) {
   dlerror();
   // Lazy binding, as the dynamic linker binds an application's libraries by default.
   void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* reason = dlerror();
     error = reason ? reason : name + ": unknown dlopen error";
+    // ld.so names the file it could not open: the library itself when it is absent, otherwise a
+    // library it needs ("libMIOpen.so.1: cannot open shared object file"), or a file it found
+    // but could not load ("/path/libcudnn.so.9: invalid ELF header").
+    present = error.rfind(name + ": cannot open shared object file", 0) != 0;
   }
   return handle;
 }
@@ -69,14 +80,17 @@ std::string loaded_path(void* handle) {
 
 }  // namespace
 
-Library Library::open(const std::string& role, const std::vector<std::string>& names, std::string& error) {
+Library Library::open(const std::string& role, const std::vector<std::string>& names, std::string& error, bool& present) {
   Library lib;
   std::string reasons;
+  present = false;
   for (const auto& name : names) {
     std::string reason;
-    void* handle = load(name, reason);
+    bool there = false;
+    void* handle = load(name, reason, there);
     if (handle == nullptr) {
       reasons += (reasons.empty() ? "" : "; ") + reason;
+      present = present || there;
       continue;
     }
     lib.handle_ = handle;
@@ -111,8 +125,8 @@ void* Library::symbol(const char* name) const {
 }
 
 std::vector<std::string> library_names(const std::string& role) {
-  // CUDA 13 / 12 / 11 names (docs/verify.md). cuSPARSE kept major 12 in CUDA 13, and cuFFT's
-  // major is the CUDA major minus one.
+  // CUDA 13 / 12 / 11 names (docs/verify.md). cuSPARSE kept major 12 in CUDA 13, cuFFT's major
+  // is the CUDA major minus one, cuSOLVER's too (12 in CUDA 13, 11 in CUDA 11 and 12).
 #ifdef _WIN32
   if (role == "driver") return {"nvcuda.dll"};
   if (role == "cublas") return {"cublas64_13.dll", "cublas64_12.dll", "cublas64_11.dll"};
@@ -120,6 +134,8 @@ std::vector<std::string> library_names(const std::string& role) {
   if (role == "cusparse") return {"cusparse64_12.dll", "cusparse64_11.dll"};
   if (role == "cufft") return {"cufft64_12.dll", "cufft64_11.dll", "cufft64_10.dll"};
   if (role == "cudnn") return {"cudnn64_9.dll", "cudnn64_8.dll"};
+  if (role == "cusolver") return {"cusolver64_12.dll", "cusolver64_11.dll"};
+  if (role == "nvrtc") return {"nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll"};
   if (role == "nvml") return {"nvml.dll"};
 #else
   if (role == "driver") return {"libcuda.so.1"};
@@ -128,9 +144,19 @@ std::vector<std::string> library_names(const std::string& role) {
   if (role == "cusparse") return {"libcusparse.so.12", "libcusparse.so.11"};
   if (role == "cufft") return {"libcufft.so.12", "libcufft.so.11", "libcufft.so.10"};
   if (role == "cudnn") return {"libcudnn.so.9", "libcudnn.so.8"};
+  if (role == "cusolver") return {"libcusolver.so.12", "libcusolver.so.11"};
+  if (role == "nvrtc") return {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"};
   if (role == "nvml") return {"libnvidia-ml.so.1"};
 #endif
   return {};
+}
+
+bool built_for_windows() {
+#ifdef _WIN32
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace zcuda::probe

@@ -19,8 +19,10 @@ class Library {
  public:
   Library() = default;
   // Tries `names` in order, each searched the platform's way (LD_LIBRARY_PATH, ld.so.cache /
-  // the application folder, System32, PATH). Empty library and `error` set when none loads.
-  static Library open(const std::string& role, const std::vector<std::string>& names, std::string& error);
+  // the application folder, System32, PATH). Empty library and `error` set when none loads;
+  // `present` then says whether a file by one of the names is there but would not load (a
+  // library it needs is missing, or it is not a library for this machine).
+  static Library open(const std::string& role, const std::vector<std::string>& names, std::string& error, bool& present);
 
   bool loaded() const { return handle_ != nullptr; }
   void* symbol(const char* name) const;
@@ -35,5 +37,8 @@ class Library {
 
 // Library names per role, newest first, for this operating system.
 std::vector<std::string> library_names(const std::string& role);
+
+// True when the probe was built for Windows (fat binaries record the host operating system).
+bool built_for_windows();
 
 }  // namespace zcuda::probe

@@ -32,22 +32,31 @@ class Lcg {
   std::uint64_t state_;
 };
 
-// C = alpha * A * B + beta * C, column-major (the BLAS convention), A m×k, B k×n, C m×n.
-inline std::vector<double> gemm(int m, int n, int k, double alpha, std::span<const float> a, int lda,
-                                std::span<const float> b, int ldb, double beta, std::span<const float> c, int ldc) {
+// C = alpha * op(A) * op(B) + beta * C, column-major (the BLAS convention); op(A) m×k, op(B)
+// k×n, C m×n. transpose_a: A is stored k×m and used transposed (cuBLAS's CUBLAS_OP_T).
+inline std::vector<double> gemm_op(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
+                                   std::span<const float> a, int lda, std::span<const float> b, int ldb, double beta,
+                                   std::span<const float> c, int ldc) {
   std::vector<double> out(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < m; ++i) {
       double sum = 0;
       for (int p = 0; p < k; ++p) {
-        sum += static_cast<double>(a[static_cast<std::size_t>(i + p * lda)]) *
-               static_cast<double>(b[static_cast<std::size_t>(p + j * ldb)]);
+        const auto ai = static_cast<std::size_t>(transpose_a ? p + i * lda : i + p * lda);
+        const auto bi = static_cast<std::size_t>(transpose_b ? j + p * ldb : p + j * ldb);
+        sum += static_cast<double>(a[ai]) * static_cast<double>(b[bi]);
       }
       const double old = c.empty() ? 0.0 : static_cast<double>(c[static_cast<std::size_t>(i + j * ldc)]);
       out[static_cast<std::size_t>(i + j * m)] = alpha * sum + beta * old;
     }
   }
   return out;
+}
+
+// C = alpha * A * B + beta * C, column-major, A m×k, B k×n, C m×n.
+inline std::vector<double> gemm(int m, int n, int k, double alpha, std::span<const float> a, int lda,
+                                std::span<const float> b, int ldb, double beta, std::span<const float> c, int ldc) {
+  return gemm_op(false, false, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Unnormalised discrete Fourier transform, sign -1 forward, +1 inverse (cuFFT's convention:
@@ -178,6 +187,43 @@ inline float half_to_float(std::uint16_t h) {
   }
   return sign ? -magnitude : magnitude;
 }
+
+// bfloat16 (the upper half of a binary32) from binary32, round to nearest even (what
+// cuda_bf16's __float2bfloat16 does); NaN stays NaN.
+inline std::uint16_t float_to_bf16(float value) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  const std::uint32_t rounding = 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>((bits + rounding) >> 16);
+}
+
+inline float bf16_to_float(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float out = 0;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// A binary32 value cut to TF32's 10 explicit mantissa bits, the way tensor cores read FP32
+// registers (truncation: the worst case for the tolerance of cublas.sgemm_tf32).
+inline float tf32_truncate(float value) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits &= 0xFFFFE000u;
+  float out = 0;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+// GELU as cuBLASLt's epilogue computes it: the tanh approximation.
+inline double gelu_tanh(double x) {
+  const double inner = std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x);
+  return 0.5 * x * (1.0 + std::tanh(inner));
+}
+
+// The exact GELU, x·Φ(x): what a library would give if it ignored the documented approximation.
+inline double gelu_erf(double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); }
 
 // A random sparse matrix in CSR with about `per_row` entries per row, columns sorted and distinct.
 struct Csr {

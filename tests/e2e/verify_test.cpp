@@ -1,5 +1,7 @@
 // zcuda verify through the real binary, on a machine without a GPU: clean "missing" and "error"
-// results, and isolation of a driver that crashes or hangs inside cuInit.
+// results, isolation of a driver that crashes or hangs inside cuInit, and fake libraries (a
+// host-memory driver, a cuDNN with chosen behaviour) whose right numbers, wrong numbers, missing
+// backend and crash verify tells apart.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -25,8 +27,10 @@ using nlohmann::json;
 
 #ifdef _WIN32
 const char* kDriver = "nvcuda.dll";
+const char* kCudnn = "cudnn64_9.dll";
 #else
 const char* kDriver = "libcuda.so.1";
+const char* kCudnn = "libcudnn.so.9";
 #endif
 
 // A runtime folder holding `library` under the name applications load.
@@ -81,7 +85,7 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
   const auto out = json::parse(r.out);
   EXPECT_EQ(out["command"], "verify");
   EXPECT_EQ(out["runtime"]["kind"], "native");
-  ASSERT_EQ(out["checks"].size(), 12u);
+  ASSERT_EQ(out["checks"].size(), 32u);
   for (const auto& c : out["checks"]) {
     EXPECT_EQ(c["status"], "missing") << c.dump();
     EXPECT_FALSE(c["detail"].get<std::string>().empty());
@@ -97,9 +101,14 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
     EXPECT_GT(blas[0]["size"].get<std::uint64_t>(), 0u);
   }
   EXPECT_EQ(out["summary"]["passed"], false);
+  EXPECT_EQ(out["summary"]["level"]["id"], "none");
+  EXPECT_EQ(out["summary"]["level"]["label"], "not detected");
+  // Checks that shared a process say which.
+  EXPECT_EQ(check(out, "cudnn.conv_forward")["shared_process"], "cudnn-conv");
+  EXPECT_TRUE(check(out, "driver.memory")["shared_process"].is_null());
   // Saved for zcuda report.
   const auto last = json::parse(read_file(home / "state" / "verify" / "last.json"));
-  EXPECT_EQ(last["checks"].size(), 12u);
+  EXPECT_EQ(last["checks"].size(), 32u);
 }
 
 TEST(Verify, StubDriverGivesApiErrorsWithNames) {
@@ -182,6 +191,126 @@ TEST(Verify, HangInCuInitTimesOutAndTheTreeIsKilled) {
   EXPECT_TRUE(process_gone(pid)) << "process " << pid << " survived the timeout";
 }
 
+// A runtime folder with the host-memory fake driver and `cudnn` as the cuDNN.
+std::filesystem::path fake_runtime(const TempDir& dir, const char* cudnn) {
+  const auto runtime = dir / "runtime";
+  make_runtime(runtime, FAKE_CUDA_DRIVER);
+  std::filesystem::copy_file(platform::path_from_utf8(cudnn), runtime / kCudnn);
+  return runtime;
+}
+
+json verify_with(const TempDir& dir, const std::filesystem::path& runtime, const std::vector<std::string>& checks,
+                 const std::string& cudnn_mode) {
+  std::vector<std::string> args{"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string()};
+  for (const auto& c : checks) {
+    args.push_back("--check");
+    args.push_back(c);
+  }
+  CommandOptions options;
+  options.set_env["ZCUDA_FAKE_CUDNN"] = cudnn_mode;
+  options.timeout_seconds = 120;
+  auto r = run_zcuda(args, options);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  return json::parse(r.out);
+}
+
+// Right numbers, wrong numbers, a backend that cannot start and a crash are four different
+// answers, and verify keeps them apart.
+TEST(Verify, FakeCudnnOutcomesAreToldApart) {
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  const std::vector<std::string> checks{"cudnn.create", "cudnn.conv_forward"};
+
+  auto right = verify_with(dir, runtime, checks, "right");
+  EXPECT_EQ(check(right, "cudnn.conv_forward")["status"], "pass") << right.dump(1);
+  EXPECT_EQ(check(right, "cudnn.create")["status"], "pass");
+  EXPECT_NE(check(right, "cudnn.create")["detail"].get<std::string>().find("9.14.0"), std::string::npos);
+  EXPECT_EQ(check(right, "cudnn.conv_forward")["stack"], "nvidia");
+  EXPECT_EQ(check(right, "cudnn.conv_forward")["metrics"]["algorithm"], 0) << "the algorithm came from cuDNN's own query";
+
+  auto wrong = verify_with(dir, runtime, checks, "wrong");
+  const auto conv = check(wrong, "cudnn.conv_forward");
+  EXPECT_EQ(conv["status"], "fail") << conv.dump();
+  EXPECT_NE(conv["detail"].get<std::string>().find("exceeds the tolerance"), std::string::npos) << conv["detail"];
+  EXPECT_GT(conv["metrics"]["rel_l2_error"].get<double>(), 0.1);
+
+  auto no_backend = verify_with(dir, runtime, checks, "no-backend");
+  for (const char* name : {"cudnn.create", "cudnn.conv_forward"}) {
+    const auto c = check(no_backend, name);
+    EXPECT_EQ(c["status"], "unsupported") << c.dump();
+    EXPECT_EQ(c["error"]["code"], 4000);
+    EXPECT_EQ(c["error"]["name"], "CUDNN_STATUS_INTERNAL_ERROR");
+    EXPECT_NE(c["detail"].get<std::string>().find("MIOpen"), std::string::npos) << c["detail"];
+  }
+
+  auto crash = verify_with(dir, runtime, checks, "crash");
+  EXPECT_EQ(check(crash, "cudnn.conv_forward")["status"], "crash") << crash.dump(1);
+  EXPECT_EQ(check(crash, "cudnn.create")["status"], "pass") << "a check in another process is untouched";
+}
+
+// Checks that share a process keep the isolation they had alone: the one that crashed is
+// charged, the others run again in their own processes.
+TEST(Verify, ACrashInASharedProcessCostsOnlyThatCheck) {
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  auto out = verify_with(dir, runtime, {"cudnn.conv_forward", "cudnn.conv_backward_data", "cudnn.conv_backward_filter"}, "crash");
+  EXPECT_EQ(check(out, "cudnn.conv_forward")["status"], "crash");
+  for (const char* name : {"cudnn.conv_backward_data", "cudnn.conv_backward_filter"}) {
+    const auto c = check(out, name);
+    // The fake does not export the backward calls: an honest "unsupported", from a fresh process.
+    EXPECT_EQ(c["status"], "unsupported") << c.dump();
+    EXPECT_NE(c["detail"].get<std::string>().find("does not export cudnnGetConvolutionBackward"), std::string::npos) << c["detail"];
+  }
+}
+
+TEST(Verify, CudnnWhoseBackendIsMissingIsUnsupported) {
+  TempDir dir;
+  // fake_miopen stays behind: the loader finds the cuDNN but not what it needs.
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN_NEEDS_BACKEND);
+  auto out = verify_with(dir, runtime, {"cudnn.create", "driver.init"}, "right");
+  const auto c = check(out, "cudnn.create");
+  EXPECT_EQ(c["status"], "unsupported") << c.dump();
+  EXPECT_NE(c["detail"].get<std::string>().find("MIOpen"), std::string::npos) << c["detail"];
+#ifdef _WIN32
+  EXPECT_NE(c["detail"].get<std::string>().find("a DLL it needs is missing"), std::string::npos) << c["detail"];
+#else
+  // ld.so names the library it could not find; Windows' loader does not.
+  EXPECT_NE(c["detail"].get<std::string>().find("fake_miopen"), std::string::npos) << "the missing library is named: " << c["detail"];
+#endif
+  EXPECT_EQ(check(out, "driver.init")["status"], "pass");
+}
+
+TEST(Verify, FakeDriverLevelsAndWhatItCannotRun) {
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  auto out = verify_with(dir, runtime, {"driver.init", "driver.memory", "driver.kernel", "driver.memset", "driver.graph"}, "right");
+  EXPECT_EQ(check(out, "driver.init")["status"], "pass");
+  EXPECT_EQ(check(out, "driver.memory")["status"], "pass");
+  EXPECT_EQ(check(out, "driver.memset")["status"], "pass") << "cuMemsetD32_v2 over host memory is right";
+  // No kernels: the driver's own NOT_SUPPORTED, not a wrong answer.
+  EXPECT_EQ(check(out, "driver.kernel")["status"], "unsupported");
+  EXPECT_EQ(check(out, "driver.kernel")["error"]["code"], 801);
+  // Nor graph capture: the fake does not export cuStreamBeginCapture_v2.
+  EXPECT_EQ(check(out, "driver.graph")["status"], "unsupported");
+  EXPECT_NE(check(out, "driver.graph")["detail"].get<std::string>().find("cuStreamBeginCapture_v2"), std::string::npos);
+  // The driver initialises, but no cuBLAS loaded in these checks: only "detected".
+  EXPECT_EQ(out["summary"]["level"]["id"], "detected");
+}
+
+TEST(Verify, NvrtcCompilesBeforeTheFakeDriverRefusesTheModule) {
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  auto out = verify_with(dir, runtime, {"nvrtc.compile"}, "right");
+  const auto c = check(out, "nvrtc.compile");
+  if (c["status"] == "missing") GTEST_SKIP() << "no NVRTC on this machine: " << c["detail"];
+  // NVIDIA's NVRTC compiled the source for the fake device (compute capability 9.0); only the
+  // driver's module load, which the fake does not do, stopped it.
+  EXPECT_EQ(c["status"], "unsupported") << c.dump();
+  EXPECT_EQ(c["metrics"]["arch_option"], "--gpu-architecture=compute_90");
+  EXPECT_GT(c["metrics"]["ptx_bytes"].get<int>(), 100);
+  EXPECT_NE(c["detail"].get<std::string>().find("cuModuleLoadDataEx"), std::string::npos);
+}
+
 TEST(Verify, InstalledZludaIsTestedByDefault) {
   if (std::string(CUDA_STUB_LIBCUDA).empty()) GTEST_SKIP() << "no CUDA toolkit stub libcuda.so here";
   TempDir home;
@@ -242,9 +371,11 @@ TEST(Verify, ListNamesEveryCheck) {
   auto r = run_zcuda({"--home", home.path().string(), "--json", "verify", "--list"});
   ASSERT_EQ(r.exit_code, 0);
   const auto out = json::parse(r.out);
-  ASSERT_EQ(out["checks"].size(), 12u);
+  ASSERT_EQ(out["checks"].size(), 32u);
   EXPECT_EQ(out["checks"][0]["name"], "driver.init");
-  EXPECT_EQ(out["checks"][9]["core"], false);
+  EXPECT_EQ(out["checks"][9]["name"], "cublas.sgemm");
+  EXPECT_EQ(out["checks"][9]["core"], true);
+  EXPECT_EQ(out["checks"][11]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
 }
 
 TEST(Verify, ProbeFromEnvironmentMustExist) {

@@ -129,4 +129,8 @@ struct StoredBench {
 // The newest `limit` readable records, newest first; unreadable files are skipped.
 std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t limit);
 
+// Whether any of the newest records under home is application-verified (the evidence ladder's
+// top level).
+bool any_output_verified(const app::Home& home);
+
 }  // namespace zcuda::bench

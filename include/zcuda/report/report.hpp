@@ -23,6 +23,9 @@ struct CollectOptions {
   bool hash_installed_files = true;   // re-hash installed files against their receipts
   std::size_t max_runs = 10;          // most recent run records included
   std::size_t max_benches = 5;        // most recent bench records included
+  // Whether an application bench with an output check has passed on this machine: the evidence
+  // for the ladder's top level, which verify cannot see. Whoever knows sets it.
+  bool application_verified = false;
 };
 
 // The report as JSON (docs/report.md), redacted unless options.redact is false. Works on a
@@ -31,6 +34,10 @@ Result<nlohmann::json> collect(const CollectOptions& options);
 
 // The Redactor collect() uses, for redacting other output (logs in a bundle).
 Redactor redactor_for(const CollectOptions& options);
+
+// The evidence ladder's level for a report (include/zcuda/verify/ladder.hpp): from its verify
+// results and its "application_verified" flag. {"id", "label", "meaning", "reason"}.
+nlohmann::json evidence_level(const nlohmann::json& report);
 
 // Markdown for a GitHub issue: a summary, then collapsible details.
 std::string render_markdown(const nlohmann::json& report);

@@ -19,14 +19,27 @@ namespace zcuda::verify {
 
 struct CheckSpec {
   std::string name;     // stable: "driver.kernel"
-  bool core;            // driver.*, cublas.*, cublaslt.*, cusparse.*
+  bool core;            // decides the exit code and the ladder's "functional" (docs/verify.md)
+  std::string group;    // checks of one group load the same libraries and may share a probe process; "" = alone
   bool exclusive;       // measures time or bandwidth: runs alone, never beside another probe
   std::string summary;
 };
 
-// Every check zcuda-probe knows, in the order they run (the probe's --list has the same names).
+// Every check zcuda-probe knows, in the order they are shown (the probe's --list has the same
+// names, core flags and groups).
 const std::vector<CheckSpec>& checks();
 const CheckSpec* find_check(std::string_view name);
+
+// One probe process: its checks run in order. Exclusive checks are units of their own.
+struct Unit {
+  std::vector<const CheckSpec*> checks;
+  bool exclusive = false;
+};
+
+// The default schedule for the selected checks (in table order): every exclusive check alone,
+// first, one after another; then one unit per group (and per ungrouped check), largest first,
+// `--jobs` at a time. zcuda-probe --plan prints the same for all checks (a test holds them equal).
+std::vector<Unit> schedule(const std::vector<const CheckSpec*>& selected);
 
 // Which CUDA libraries are tested.
 struct Runtime {
@@ -63,13 +76,30 @@ struct CheckResult {
   std::vector<LibraryFile> libraries;
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json error;    // {"api","code","name"} or null
-  double seconds = 0;      // the probe process, start to end
+  double seconds = 0;      // the probe process, start to end; the check's own time when it shared one
   std::string exit;        // how the probe process ended (describe_exit)
   std::string stderr_tail; // kept when the check did not pass
+  std::string shared_process;  // the group whose process it ran in, "" when it ran alone
 };
 
 // Turns one finished probe process into a result. Pure: the unit tests feed it made-up results.
 CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& process, std::chrono::seconds timeout);
+
+// A unit of several checks, finished. Every check that reported gets its result; a crash or
+// hang is charged to the check that was running, and the checks after it are handed back to
+// run again, each alone (`rerun_alone`), so each keeps the isolation it would have had. When
+// the probe stopped after a failure (a failed call can leave a CUDA context unusable), the
+// rest go back as one unit (`rerun_together`).
+struct UnitOutcome {
+  std::vector<CheckResult> results;
+  std::vector<const CheckSpec*> rerun_together;
+  std::vector<const CheckSpec*> rerun_alone;
+};
+UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const platform::ProcessResult& process,
+                           std::chrono::seconds timeout);
+
+// zcuda-probe's exit code when its per-check watchdog ended a hung check of a unit.
+inline constexpr int kProbeWatchdogExit = 124;
 
 // ZLUDA's cuda_check only loads each library and creates a handle: shown, labelled load-only.
 struct CudaCheck {
@@ -97,11 +127,16 @@ struct Report {
   std::vector<CheckResult> checks;
   std::optional<CudaCheck> cuda_check;
   double seconds = 0;
+  // Whether an application bench with an output check has passed on this machine: the only
+  // evidence for the ladder's top level. verify cannot know it; whoever can sets it.
+  bool application_verified = false;
 
   std::string stack() const;         // the first check that knew it
   std::string device() const;
   // Exit code 0 when every counted check passed: the core checks, or all selected with --check.
   bool passed() const;
+  // The evidence ladder's level for these results (src/core/verify/ladder.cpp).
+  nlohmann::json level_json() const;
   nlohmann::json to_json() const;
 };
 

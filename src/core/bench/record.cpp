@@ -226,4 +226,8 @@ std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t l
   return out;
 }
 
+bool any_output_verified(const app::Home& home) {
+  return std::ranges::any_of(read_bench_records(home, 50), [](const StoredBench& s) { return s.record.output_verified(); });
+}
+
 }  // namespace zcuda::bench

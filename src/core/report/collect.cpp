@@ -189,8 +189,10 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["installs"] = installs_section(options);
   auto verify = read_json(options.home.state / "verify" / "last.json");
   report["verify"] = verify ? *verify : nlohmann::json(nullptr);
-  report["runs"] = runs_section(options);
   report["bench"] = bench_section(options);
+  report["application_verified"] = options.application_verified || bench::any_output_verified(options.home);
+  report["level"] = evidence_level(report);
+  report["runs"] = runs_section(options);
   report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;
 

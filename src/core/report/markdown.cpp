@@ -83,6 +83,10 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   out += fmt::format("| Installed | {} |\n", cell(installed.empty() ? "nothing installed by zcuda" : installed));
   out += fmt::format("| Verify | {} |\n", cell(verify_summary(r.value("verify", nlohmann::json(nullptr)))));
+  const auto level = evidence_level(r);
+  std::string level_text = str(level, "label") + ": " + str(level, "meaning");
+  if (!level.value("reason", "").empty()) level_text += " (" + str(level, "reason") + ")";
+  out += fmt::format("| Level | {} |\n", cell(level_text));
   out += fmt::format("| Ready | {} |\n\n", d.value("ready", false) ? "yes" : "no");
 
   std::string findings;

@@ -2,6 +2,7 @@
 // ZLUDA build), verify results per check, conflicts shown, and which candidate architectures
 // now have evidence enough to be called validated.
 #include <zcuda/report/report.hpp>
+#include <zcuda/verify/verify.hpp>
 
 #include <map>
 #include <set>
@@ -24,11 +25,11 @@ std::string text(const nlohmann::json& j, const char* key, const char* absent = 
   return it != j.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : absent;
 }
 
-bool is_core(const std::string& check) {
-  for (const char* prefix : {"driver.", "cublas.", "cublaslt.", "cusparse."}) {
-    if (check.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
+// Core as the result recorded it; results saved before that field existed, by this zcuda's table.
+bool is_core(const nlohmann::json& check, const std::string& name) {
+  if (check.contains("core") && check["core"].is_boolean()) return check["core"].get<bool>();
+  const auto* spec = verify::find_check(name);
+  return spec != nullptr && spec->core;
 }
 
 std::string zluda_build(const nlohmann::json& report) {
@@ -60,6 +61,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
   struct Row {
     nlohmann::json key;
     std::map<std::string, std::map<std::string, int>> checks;  // check -> status -> count
+    std::map<std::string, int> levels;                          // the ladder's label -> count
     int reports = 0;
   };
   std::map<std::string, Row> rows;
@@ -92,6 +94,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       Row& row = rows[json_text(key, -1)];
       row.key = key;
       row.reports++;
+      row.levels[evidence_level(report).value("label", "not detected")]++;
       arch_status[gfx] = text(gpu, "status");
       bool core_failed = false;
       int driver_pass = 0, cublas_pass = 0;
@@ -100,7 +103,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
         std::string status = text(check, "status");
         check_names.insert(name);
         row.checks[name][status]++;
-        if (is_core(name)) {
+        if (is_core(check, name)) {
           // A stub that says "not supported" is honest; wrong numbers, errors and crashes are not.
           core_failed = core_failed || (status != "pass" && status != "unsupported");
           driver_pass += status == "pass" && name.rfind("driver.", 0) == 0;
@@ -154,6 +157,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       results[check] = {{"counts", counts}, {"conflict", statuses.size() > 1}};
     }
     r["results"] = results;
+    r["levels"] = row.levels;
     out_rows.push_back(r);
   }
   matrix["rows"] = out_rows;
@@ -183,14 +187,19 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
 std::string render_matrix_markdown(const nlohmann::json& m) {
   std::vector<std::string> checks = m.value("checks", std::vector<std::string>{});
   std::string out = fmt::format("## zcuda compatibility matrix ({} reports)\n\n", m.value("reports", 0));
-  out += "| GPU | gfx | OS | driver | HIP SDK | ZLUDA | reports |";
+  out += "| GPU | gfx | OS | driver | HIP SDK | ZLUDA | reports | level |";
   for (const auto& c : checks) out += " " + c + " |";
-  out += "\n|---|---|---|---|---|---|---|";
+  out += "\n|---|---|---|---|---|---|---|---|";
   for (std::size_t i = 0; i < checks.size(); ++i) out += "---|";
   out += "\n";
   for (const auto& row : m.value("rows", nlohmann::json::array())) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |", text(row, "gpu"), text(row, "gfx"), text(row, "os"), text(row, "driver"),
-                       text(row, "hip_sdk"), text(row, "zluda"), row.value("reports", 0));
+    std::string levels;
+    const auto row_levels = row.value("levels", nlohmann::json::object());  // .items() of a temporary would dangle
+    for (const auto& [label, n] : row_levels.items()) {
+      levels += fmt::format("{}{}{}", levels.empty() ? "" : " / ", label, n.get<int>() > 1 ? fmt::format(" ×{}", n.get<int>()) : "");
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |", text(row, "gpu"), text(row, "gfx"), text(row, "os"), text(row, "driver"),
+                       text(row, "hip_sdk"), text(row, "zluda"), row.value("reports", 0), levels.empty() ? "—" : levels);
     for (const auto& c : checks) {
       auto it = row["results"].find(c);
       if (it == row["results"].end()) {

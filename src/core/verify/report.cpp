@@ -1,4 +1,5 @@
 #include <zcuda/verify/verify.hpp>
+#include <zcuda/verify/ladder.hpp>
 
 #include <map>
 
@@ -28,6 +29,10 @@ bool Report::passed() const {
   return true;
 }
 
+nlohmann::json Report::level_json() const {
+  return ladder::to_json(ladder::assess(ladder::outcomes(checks), application_verified));
+}
+
 nlohmann::json Report::to_json() const {
   nlohmann::json runtime_json = {{"kind", runtime.kind},
                                  {"dir", runtime.dir ? nlohmann::json(runtime.dir->string()) : nlohmann::json(nullptr)},
@@ -53,6 +58,7 @@ nlohmann::json Report::to_json() const {
                            {"seconds", c.seconds}, {"exit", c.exit},       {"libraries", libs},
                            {"metrics", c.metrics}, {"error", c.error}};
     if (!c.stderr_tail.empty()) item["stderr"] = c.stderr_tail;
+    item["shared_process"] = c.shared_process.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.shared_process);
     list.push_back(std::move(item));
   }
   nlohmann::json out = {{"started_utc", started_utc},
@@ -67,7 +73,8 @@ nlohmann::json Report::to_json() const {
                         {"summary",
                          {{"counted", explicit_selection ? "selected checks" : "core checks"},
                           {"passed", passed()},
-                          {"statuses", counts}}}};
+                          {"statuses", counts},
+                          {"level", level_json()}}}};
   if (cuda_check) {
     out["cuda_check"] = {{"label", "load-only: ZLUDA's cuda_check loads each library and creates a handle; it computes nothing"},
                          {"program", cuda_check->program.string()},

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -116,37 +118,86 @@ Result<Report> run(const Options& options) {
   report.explicit_selection = !options.checks.empty();
   const auto started = std::chrono::steady_clock::now();
 
-  std::vector<std::optional<CheckResult>> results(selected->size());
+  std::map<std::string, CheckResult> results;
   std::optional<Error> start_error;
   std::mutex mutex;
-  auto run_one = [&](std::size_t i) {
-    const CheckSpec& spec = *(*selected)[i];
-    auto process_spec = launch->spec({"--check", spec.name});
+  // One probe process for the unit's checks. Several share a process only under the probe's
+  // per-check watchdog, and with a process timeout that gives each its full time.
+  auto run_unit = [&](const std::vector<const CheckSpec*>& unit) -> UnitOutcome {
+    std::vector<std::string> args;
+    for (const auto* spec : unit) {
+      args.push_back("--check");
+      args.push_back(spec->name);
+    }
+    auto process_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout);
+    if (unit.size() > 1) {
+      args.push_back("--watchdog");
+      args.push_back(std::to_string(options.timeout.count()));
+      process_timeout = process_timeout * static_cast<long>(unit.size()) + std::chrono::seconds(5);
+    }
+    auto process_spec = launch->spec(args);
     process_spec.streams = platform::StreamMode::capture;
-    process_spec.timeout = options.timeout;
-    spdlog::debug("verify: starting {} ({})", spec.name, options.probe.string());
+    process_spec.timeout = process_timeout;
+    spdlog::debug("verify: starting {} check(s) from {} ({})", unit.size(), unit.front()->name, options.probe.string());
     auto done = platform::run_process(process_spec);
-    std::lock_guard lock(mutex);
     if (!done) {
+      std::lock_guard lock(mutex);
       if (!start_error) start_error = done.error();
-      return;
+      return {};
     }
-    results[i] = interpret(spec, *done, options.timeout);
-    spdlog::debug("verify: {} -> {} in {:.2f} s", spec.name, results[i]->status, results[i]->seconds);
+    if (unit.size() == 1) return UnitOutcome{{interpret(*unit.front(), *done, options.timeout)}, {}, {}};
+    return interpret_unit(unit, *done, options.timeout);
   };
-  // Checks that measure time or bandwidth run alone; the others share the GPU.
-  std::vector<std::size_t> shared;
-  for (std::size_t i = 0; i < selected->size(); ++i) {
-    if ((*selected)[i]->exclusive) {
-      run_one(i);
-    } else {
-      shared.push_back(i);
+  auto record = [&](UnitOutcome& outcome) {
+    for (auto& r : outcome.results) {
+      spdlog::debug("verify: {} -> {} in {:.2f} s", r.name, r.status, r.seconds);
+      results[r.name] = std::move(r);
     }
+  };
+
+  // Checks that measure time or bandwidth run alone, first; the others share the GPU, --jobs
+  // processes at a time. A unit that crashed or hung hands the checks it did not reach back,
+  // each to run alone.
+  std::deque<std::vector<const CheckSpec*>> queue;
+  for (const auto& unit : schedule(*selected)) {
+    if (!unit.exclusive) {
+      queue.push_back(unit.checks);
+      continue;
+    }
+    auto outcome = run_unit(unit.checks);
     if (start_error) return std::unexpected(*start_error);
+    record(outcome);
   }
-  parallel_for(shared.size(), report.jobs, [&](std::size_t k) { run_one(shared[k]); });
+  std::size_t active = 0;
+  std::condition_variable changed;
+  auto worker = [&] {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return !queue.empty() || active == 0 || start_error.has_value(); });
+      if (start_error || queue.empty()) {
+        changed.notify_all();
+        return;
+      }
+      auto unit = std::move(queue.front());
+      queue.pop_front();
+      ++active;
+      lock.unlock();
+      auto outcome = run_unit(unit);
+      lock.lock();
+      --active;
+      record(outcome);
+      if (!outcome.rerun_together.empty()) queue.push_back(outcome.rerun_together);
+      for (const auto* spec : outcome.rerun_alone) queue.push_back({spec});
+      changed.notify_all();
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 1; t < report.jobs; ++t) threads.emplace_back(worker);
+    worker();
+  }
   if (start_error) return std::unexpected(*start_error);
-  for (auto& r : results) report.checks.push_back(std::move(*r));
+  for (const auto* spec : *selected) report.checks.push_back(std::move(results.at(spec->name)));
 
   // Each distinct library file is digested once, however many checks loaded it.
   std::map<std::string, std::string> digests;

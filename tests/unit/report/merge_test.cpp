@@ -4,6 +4,7 @@
 #include <zcuda/bench/record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
+#include <zcuda/verify/verify.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -41,7 +42,36 @@ TEST(ReportMerge, CandidatesWithPassingZludaEvidenceAreNamed) {
   // gfx1100 has only a run on NVIDIA's stack (report-e) and none verified (report-d): no evidence.
   std::string md = render_matrix_markdown(*m);
   EXPECT_NE(md.find("**gfx1201** is a candidate"), std::string::npos) << md;
-  EXPECT_NE(md.find("| AMD Radeon RX 9070 XT | gfx1201 | windows | 25.9.1 | 6.4 | v6-preview.69 | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| AMD Radeon RX 9070 XT | gfx1201 | windows | 25.9.1 | 6.4 | v6-preview.69 | 1 | detected |"), std::string::npos) << md;
+}
+
+// Each row counts the ladder's levels of its reports, in the words verify uses.
+TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
+  test::TempDir dir;
+  auto report = nlohmann::json::parse(test::read_file(fixture("report-a.json")));
+  // A verify result where every core check passed, recorded with its libraries' roles.
+  nlohmann::json checks = nlohmann::json::array();
+  for (const auto& spec : verify::checks()) {
+    const auto family = spec.name.substr(0, spec.name.find('.'));
+    checks.push_back({{"name", spec.name}, {"core", spec.core}, {"status", spec.core ? "pass" : "unsupported"},
+                      {"libraries", {{{"role", family}}, {{"role", "driver"}}}}});
+  }
+  report["verify"]["checks"] = checks;
+  test::write_file(dir / "functional.json", report.dump());
+  report["application_verified"] = true;
+  test::write_file(dir / "bench.json", report.dump());
+  auto m = merge({dir / "functional.json", dir / "bench.json", fixture("report-c.json")});
+  ASSERT_TRUE(m) << m.error().message;
+  const nlohmann::json* row = nullptr;
+  for (const auto& r : (*m)["rows"]) {
+    if (r["gfx"] == "gfx1200") row = &r;
+  }
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ((*row)["levels"]["functional"], 1);
+  EXPECT_EQ((*row)["levels"]["application verified"], 1);
+  EXPECT_EQ((*row)["levels"].size(), 3u) << (*row)["levels"].dump();
+  EXPECT_EQ(evidence_level(report)["id"], "application-verified");
+  EXPECT_EQ(evidence_level(nlohmann::json::object())["reason"], "zcuda verify has not been run");
 }
 
 TEST(ReportMerge, BadInputIsRefusedWithTheFileNamed) {

@@ -63,6 +63,73 @@ TEST(Reference, Fp32ToleranceSeparatesCorrectFromWrongPrecision) {
   EXPECT_GT(rel_l2(view(expected), view(fp16)), 1e-5) << "FP16-rounded inputs (also TF32's precision) must fail by 10x";
 }
 
+// cublas.sgemm_tf32's tolerance of 2e-3: a product whose inputs are cut to TF32 (truncation, the
+// worst rounding) lands well inside it, while staying visibly above FP32 precision.
+TEST(Reference, Tf32ToleranceAdmitsTf32Precision) {
+  constexpr int m = 256, n = 192, k = 320;
+  auto fill = [](std::size_t count, std::uint64_t seed) {
+    Lcg rng(seed);
+    std::vector<float> v(count);
+    for (auto& x : v) x = rng.unit();
+    return v;
+  };
+  const auto a = fill(std::size_t{m} * k, 41), b = fill(std::size_t{k} * n, 42), c = fill(std::size_t{m} * n, 43);
+  const auto expected = gemm(m, n, k, 1.0, a, m, b, k, 0.5, c, m);
+  std::vector<float> tf32(std::size_t{m} * n);
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < m; ++i) {
+      float sum = 0;
+      for (int p = 0; p < k; ++p) {
+        sum += tf32_truncate(a[static_cast<std::size_t>(i + p * m)]) * tf32_truncate(b[static_cast<std::size_t>(p + j * k)]);
+      }
+      tf32[static_cast<std::size_t>(i + j * m)] = sum + 0.5f * c[static_cast<std::size_t>(i + j * m)];
+    }
+  }
+  const double error = rel_l2(view(expected), view(tf32));
+  EXPECT_LT(error, 2e-3 / 2) << "TF32 must pass with margin";
+  EXPECT_GT(error, 1e-4) << "and is far from FP32's 3e-7";
+  // The bound's arithmetic: both inputs cut by at most 2^-10 relative each.
+  EXPECT_LT((1 + 0x1p-10) * (1 + 0x1p-10) - 1 + k * 0x1p-24, 2e-3);
+}
+
+TEST(Reference, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
+  EXPECT_EQ(float_to_bf16(-2.0f), 0xC000);
+  EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f), 0x3F80);        // tie: to even
+  EXPECT_EQ(float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3F82);    // tie: to even (up)
+  EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);  // above the tie
+  EXPECT_EQ(bf16_to_float(0x3F81), 1.0f + 0x1p-7f);
+  EXPECT_NE(float_to_bf16(NAN) & 0x7F, 0) << "NaN stays NaN";
+  Lcg rng(22);
+  for (int i = 0; i < 1000; ++i) {
+    const float x = rng.sixty_fourths();
+    EXPECT_EQ(bf16_to_float(float_to_bf16(x)), x) << "cublas.gemm_ex_bf16's inputs are exact in bfloat16";
+  }
+}
+
+TEST(Reference, GeluFormsAndTheEpilogueTolerance) {
+  EXPECT_EQ(gelu_tanh(0.0), 0.0);
+  EXPECT_NEAR(gelu_tanh(1.0), 0.841192, 1e-6);
+  EXPECT_NEAR(gelu_erf(1.0), 0.841345, 1e-6);
+  EXPECT_NEAR(gelu_tanh(10.0), 10.0, 1e-12);
+  EXPECT_NEAR(gelu_tanh(-10.0), 0.0, 1e-12);
+  // The two forms differ by under 5e-4 anywhere: cublaslt.matmul_bias_epilogue's GELU tolerance
+  // (1e-3 relative L2) admits either, while a missing bias or activation is of order 1.
+  double worst = 0;
+  for (double x = -8; x <= 8; x += 1e-3) worst = std::max(worst, std::fabs(gelu_tanh(x) - gelu_erf(x)));
+  EXPECT_LT(worst, 5e-4);
+  EXPECT_GT(worst, 1e-4);
+}
+
+TEST(Reference, GemmOpTransposesA) {
+  // A stored 2×1 = [1; 2] used transposed (1×2), times B = [3; 4]: 11.
+  EXPECT_EQ(gemm_op(true, false, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 2, std::vector<float>{3, 4}, 2, 0.0, {}, 1),
+            (std::vector<double>{11}));
+  // Bᵀ: B stored 1×2 = [3 4], used as a 2×1 column.
+  EXPECT_EQ(gemm_op(false, true, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 1, std::vector<float>{3, 4}, 1, 0.0, {}, 1),
+            (std::vector<double>{11}));
+}
+
 TEST(Reference, SixtyFourthsGemmIsExactInFloat) {
   // cublas.gemm_ex_f16's argument: inputs k/64 give products and sums exact in FP32.
   constexpr int k = 512;

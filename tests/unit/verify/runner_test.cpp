@@ -2,6 +2,8 @@
 // rule, choosing the runtime, digests, the launch plan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <zcuda/fetch/fetch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -54,10 +56,54 @@ TEST(VerifyChecks, TableMatchesTheProbe) {
   for (std::size_t i = 0; i < listed.size(); ++i) {
     EXPECT_EQ(listed[i]["name"], checks()[i].name);
     EXPECT_EQ(listed[i]["core"], checks()[i].core) << checks()[i].name;
-    const bool core_family = checks()[i].name.starts_with("driver.") || checks()[i].name.starts_with("cublas") ||
-                             checks()[i].name.starts_with("cusparse.");
-    EXPECT_EQ(checks()[i].core, core_family) << "core = driver.*, cublas.*, cublaslt.*, cusparse.*";
+    EXPECT_EQ(listed[i]["group"], checks()[i].group) << checks()[i].name;
+    EXPECT_EQ(listed[i]["exclusive"], checks()[i].exclusive) << checks()[i].name;
   }
+}
+
+TEST(VerifyChecks, CoreIsWhatEveryCudaProgramNeeds) {
+  // docs/verify.md: the driver, cuBLAS, cuBLASLt and cuSPARSE basics; the application-specific
+  // checks are shown and ranked by the ladder's "functional" only through these.
+  std::vector<std::string> core;
+  for (const auto& c : checks()) {
+    if (c.core) core.push_back(c.name);
+  }
+  EXPECT_EQ(core, (std::vector<std::string>{"driver.init", "driver.memory", "driver.kernel", "driver.stream", "cublas.sgemm",
+                                            "cublas.gemm_ex_f16", "cublaslt.matmul", "cusparse.spmv_csr", "cusparse.spmm_coo"}));
+}
+
+TEST(VerifySchedule, MatchesTheProbesPlan) {
+  platform::ProcessSpec s;
+  s.program = ZCUDA_PROBE_BIN;
+  s.args = {"--plan"};
+  s.streams = platform::StreamMode::capture;
+  auto done = platform::run_process(s);
+  ASSERT_TRUE(done) << done.error().message;
+  std::vector<const CheckSpec*> all;
+  for (const auto& c : checks()) all.push_back(&c);
+  std::string plan;
+  for (const auto& unit : schedule(all)) {
+    plan += unit.exclusive ? "exclusive" : "shared";
+    for (const auto* c : unit.checks) plan += " " + c->name;
+    plan += "\n";
+  }
+  std::string probe = done->out;
+  probe.erase(std::remove(probe.begin(), probe.end(), '\r'), probe.end());
+  EXPECT_EQ(plan, probe);
+}
+
+TEST(VerifySchedule, ExclusiveFirstThenGroupsLargestFirst) {
+  std::vector<const CheckSpec*> some{&spec("driver.init"), &spec("driver.memory"), &spec("nvml.init"), &spec("cudnn.conv_forward"),
+                                     &spec("cudnn.conv_backward_data"), &spec("driver.kernel")};
+  const auto units = schedule(some);
+  ASSERT_EQ(units.size(), 4u);
+  EXPECT_TRUE(units[0].exclusive);
+  EXPECT_EQ(units[0].checks[0]->name, "driver.memory");
+  EXPECT_EQ(units[1].checks.size(), 2u);  // driver.init with driver.kernel (table order), then the cuDNN pair
+  EXPECT_EQ(units[1].checks[0]->name, "driver.init");
+  EXPECT_EQ(units[1].checks[1]->name, "driver.kernel");
+  EXPECT_EQ(units[2].checks[0]->name, "cudnn.conv_forward");
+  EXPECT_EQ(units[3].checks[0]->name, "nvml.init");
 }
 
 TEST(VerifyInterpret, ReadsAProbeResult) {
@@ -108,6 +154,95 @@ TEST(VerifyInterpret, UnknownStatusBecomesError) {
   const auto r = interpret(spec("driver.init"), finished(R"({"check":"driver.init","status":"great","detail":"x"})"),
                            std::chrono::seconds(60));
   EXPECT_EQ(r.status, "error");
+}
+
+std::string line(const std::string& check, const std::string& status, double seconds = 0.25) {
+  return R"({"probe_schema":1,"check":")" + check + R"(","status":")" + status + R"(","detail":"d","stack":"nvidia","device":"GPU","seconds":)" +
+         std::to_string(seconds) + R"(,"libraries":[],"metrics":{}})" + "\n";
+}
+
+std::vector<const CheckSpec*> cudnn_ops() {
+  return {&spec("cudnn.create"), &spec("cudnn.pooling"), &spec("cudnn.softmax"), &spec("cudnn.batchnorm_train")};
+}
+
+TEST(VerifyUnit, EveryReportedCheckKeepsItsOwnResult) {
+  auto p = finished(line("cudnn.create", "pass", 0.5) + line("cudnn.pooling", "unsupported") + line("cudnn.softmax", "pass") +
+                    line("cudnn.batchnorm_train", "missing"));
+  const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
+  ASSERT_EQ(o.results.size(), 4u);
+  EXPECT_EQ(o.results[0].status, "pass");
+  EXPECT_DOUBLE_EQ(o.results[0].seconds, 0.5) << "the check's own time, not the process's";
+  EXPECT_EQ(o.results[1].status, "unsupported");
+  EXPECT_EQ(o.results[3].status, "missing");
+  EXPECT_EQ(o.results[1].shared_process, "cudnn-ops");
+  EXPECT_TRUE(o.rerun_alone.empty() && o.rerun_together.empty());
+}
+
+TEST(VerifyUnit, ACrashIsChargedToTheRunningCheckAndTheRestRunAlone) {
+  auto p = finished(line("cudnn.create", "pass") + line("cudnn.pooling", "pass"), 139);
+  p.signal = 11;
+  const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
+  ASSERT_EQ(o.results.size(), 3u);
+  EXPECT_EQ(o.results[0].status, "pass") << "results printed before the crash stand";
+  EXPECT_EQ(o.results[1].status, "pass");
+  EXPECT_EQ(o.results[2].name, "cudnn.softmax");
+  EXPECT_EQ(o.results[2].status, "crash");
+  ASSERT_EQ(o.rerun_alone.size(), 1u);
+  EXPECT_EQ(o.rerun_alone[0]->name, "cudnn.batchnorm_train");
+}
+
+TEST(VerifyUnit, TheWatchdogMakesATimeoutOfTheHungCheck) {
+  auto p = finished(line("cudnn.create", "pass"), kProbeWatchdogExit);
+  const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(7));
+  ASSERT_EQ(o.results.size(), 2u);
+  EXPECT_EQ(o.results[1].name, "cudnn.pooling");
+  EXPECT_EQ(o.results[1].status, "timeout");
+  EXPECT_NE(o.results[1].detail.find("7 s"), std::string::npos) << o.results[1].detail;
+  EXPECT_EQ(o.rerun_alone.size(), 2u);
+  // The runner's own timeout (the backstop) reads the same way.
+  auto hung = finished(line("cudnn.create", "pass"));
+  hung.timed_out = true;
+  EXPECT_EQ(interpret_unit(cudnn_ops(), hung, std::chrono::seconds(7)).results[1].status, "timeout");
+}
+
+TEST(VerifyUnit, AfterAFailureTheRestRunTogetherInAFreshProcess) {
+  auto p = finished(line("cudnn.create", "pass") + line("cudnn.pooling", "fail"));
+  const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
+  ASSERT_EQ(o.results.size(), 2u);
+  EXPECT_EQ(o.results[1].status, "fail");
+  ASSERT_EQ(o.rerun_together.size(), 2u);
+  EXPECT_EQ(o.rerun_together[0]->name, "cudnn.softmax");
+  EXPECT_TRUE(o.rerun_alone.empty());
+}
+
+TEST(VerifyUnit, ACrashAtExitIsEveryChecksCrash) {
+  std::string out;
+  for (const auto* c : cudnn_ops()) out += line(c->name, "pass");
+  auto p = finished(out, 134);
+  p.signal = 6;
+  const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
+  ASSERT_EQ(o.results.size(), 4u);
+  for (const auto& r : o.results) {
+    EXPECT_EQ(r.status, "crash") << r.name;
+    EXPECT_NE(r.detail.find("after reporting pass"), std::string::npos) << r.detail;
+  }
+}
+
+TEST(VerifyUnit, AnExitWithoutResultsIsAnErrorForTheRunningCheck) {
+  // A library that calls exit(0) in the middle of a check.
+  const auto o = interpret_unit(cudnn_ops(), finished(line("cudnn.create", "pass")), std::chrono::seconds(60));
+  ASSERT_EQ(o.results.size(), 2u);
+  EXPECT_EQ(o.results[1].status, "error");
+  EXPECT_EQ(o.rerun_alone.size(), 2u);
+}
+
+TEST(VerifyReport, LevelIsInTheSummary) {
+  Report report;
+  report.checks = {result("driver.init", true, "pass")};
+  report.checks[0].libraries.push_back(LibraryFile{"driver", "libcuda.so.1", "/x", "/x", std::nullopt, ""});
+  const auto json = report.to_json();
+  EXPECT_EQ(json["summary"]["level"]["id"], "detected");
+  EXPECT_NE(json["summary"]["level"]["reason"].get<std::string>().find("cuBLAS did not load"), std::string::npos);
 }
 
 TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
