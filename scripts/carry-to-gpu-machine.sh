@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copies a Linux build of zcuda and zcuda-probe, with the shared libraries zcuda links other than
 # the C library's own, into DEST/bin and DEST/lib, so the pair runs on a machine that has none of
-# Debian's packages (the GPU validation machines; docs/validation/README.md).
-# Run there as: LD_LIBRARY_PATH=DEST/lib DEST/bin/zcuda ...
+# Debian's packages (the GPU validation machines; docs/validation/README.md). zcuda's RUNPATH is
+# set to DEST/lib (patchelf), not LD_LIBRARY_PATH, so the programs zcuda starts do not inherit
+# our copies of zlib or OpenSSL. Run there as DEST/bin/zcuda.
 # Usage: scripts/carry-to-gpu-machine.sh DEST [BUILD_DIR]   (default build/release)
 set -euo pipefail
 dest=${1:?usage: carry-to-gpu-machine.sh DEST [BUILD_DIR]}
@@ -18,4 +19,6 @@ ldd "$build/bin/zcuda" | awk '/=> \//{print $3}' | while read -r lib; do
     *) cp -L "$lib" "$dest/lib/" ;;
   esac
 done
+command -v patchelf >/dev/null || { echo "patchelf is needed (apt-get install patchelf)" >&2; exit 2; }
+patchelf --set-rpath '$ORIGIN/../lib' "$dest/bin/zcuda"
 echo "carried: $(ls "$dest/lib" | wc -l) libraries, $(du -sh "$dest" | cut -f1) in $dest"
