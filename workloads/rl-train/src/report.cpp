@@ -37,7 +37,10 @@ std::string iteration_line(const IterationStats& stats) {
 }
 
 CsvWriter::CsvWriter(const std::string& path, std::string runtime, std::string trial)
-    : out_(path, std::ios::out | std::ios::trunc), runtime_(std::move(runtime)), trial_(std::move(trial)) {
+    // Binary: rows end in "\n" on every platform.
+    : out_(path, std::ios::out | std::ios::trunc | std::ios::binary),
+      runtime_(std::move(runtime)),
+      trial_(std::move(trial)) {
   out_ << "runtime,trial,iteration,overall_sps,collection_sps,consumption_sps,inference_s,ppo_learn_s,"
           "collection_s,consumption_s\n";
   out_.flush();
