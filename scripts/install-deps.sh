@@ -15,6 +15,9 @@ packages=(
   # tests: PE files for the import parser, built with the MinGW-w64 cross compilers (PE32+ and
   # PE32); benchmarks: hyperfine
   gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 hyperfine
+  # the reference workload rl-train (docs/workload.md): LibTorch 1.13 (CPU) and an optimised BLAS
+  # for it (without one, Debian's LibTorch falls back to the reference BLAS, ~5x slower here)
+  libtorch-dev libopenblas0-openmp
   # the Windows build (scripts/windows-deps.sh, scripts/test-windows.sh): MinGW-w64 with posix
   # threads, zlib for it, what building Debian's source packages takes, and Wine to run the tests
   g++-mingw-w64-x86-64-posix libz-mingw-w64-dev dpkg-dev autoconf automake libtool wine64

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: builds zcuda under AddressSanitizer and UndefinedBehaviorSanitizer
-# with warnings as errors and runs every test in that build; then builds zcuda for Windows with
+# with warnings as errors and runs every test in that build; then builds the reference workload
+# rl-train against Debian's LibTorch (the `workloads` preset: no sanitizers, which LibTorch does
+# not take) and runs its tests, a short CPU --verify among them; then builds zcuda for Windows with
 # MinGW-w64 and runs every test again as Windows programs under Wine (scripts/test-windows.sh,
 # which also makes the release zip). (The `dev` preset is the Linux build without sanitizers, for
 # day-to-day work: cmake --preset dev && cmake --build --preset dev && ctest --preset dev.)
@@ -9,6 +11,13 @@ cd "$(dirname "$0")/.."
 
 preset=asan
 echo "== ${preset}: configure and build"
+cmake --preset "${preset}" >/dev/null
+cmake --build --preset "${preset}"
+echo "== ${preset}: test"
+ctest --preset "${preset}"
+
+preset=workloads
+echo "== ${preset}: configure and build rl-train (docs/workload.md)"
 cmake --preset "${preset}" >/dev/null
 cmake --build --preset "${preset}"
 echo "== ${preset}: test"
