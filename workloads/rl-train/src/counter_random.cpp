@@ -3,7 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
-#include <vector>
+#include <utility>
 
 namespace rl::random {
 namespace {

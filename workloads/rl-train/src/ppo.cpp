@@ -109,7 +109,7 @@ UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const
 
   const double learn_start = clock.now();
   const std::int64_t minibatch = samples / config.minibatches;
-  torch::Tensor loss_sum = torch::zeros({}, observations.options());
+  torch::Tensor loss_sum = torch::zeros(std::vector<std::int64_t>{}, observations.options());  // a scalar
   for (std::int64_t m = 0; m < config.minibatches; ++m) {
     const torch::Tensor index = order.slice(0, m * minibatch, (m + 1) * minibatch);
     const PolicyOutput policy = model->forward(observations.index_select(0, index));
