@@ -160,7 +160,7 @@ inline BatchNormTraining batchnorm_train(int n, int c, int h, int w, std::span<c
                                          std::span<const float> running_var, double factor, double epsilon) {
   using detail::u;
   BatchNormTraining out;
-  out.y.resize(x.size());
+  out.y.assign(x.size(), 0.0);  // assign, not resize: GCC 12 -O3 warns of a null dereference in resize here (a false positive)
   const std::size_t plane = u(h) * u(w);
   const double count = static_cast<double>(u(n) * plane);
   for (std::size_t ch = 0; ch < u(c); ++ch) {

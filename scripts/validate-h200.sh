@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The GPU validation run behind docs/validation/ (issues 12, 13, 15), on the H200 machine: pip
+# torch with CUDA, CMake 4, g++ 13, no network, none of Debian's packages. zcuda travels as
+# carried by scripts/carry-to-gpu-machine.sh into .device/zcuda. Steps, each under its own time
+# limit, each writing into OUT as it goes (so a step cut short still leaves the others):
+#   build-workload  rl-train against pip torch's LibTorch (scripts/validate-workload.sh build)
+#   probe           zcuda-probe built there, every check natively (scripts/validate-probe.sh)
+#   zcuda           zcuda verify --runtime native and zcuda detect, as JSON
+#   train           rl-train full size (65,536 timesteps, 2,048 arenas), 5 iterations, CSV
+#   bench-aa        zcuda bench A/A: the same settings on both sides (the noise floor)
+#   bench-ab        zcuda bench A/B: TF32 in cuBLAS allowed (as the community wrapper sets it)
+#                   against TF32 forced off by NVIDIA_TF32_OVERRIDE=0
+#   verify-full     rl-train --device cuda --verify at full size (the CPU reference is slow)
+# Each bench run is checked by rl-train's own --verify at a small size, run in that run's
+# environment, so the records are application-verified.
+# Usage: scripts/validate-h200.sh OUT [STEPS...]
+set -u
+out=${1:?usage: validate-h200.sh OUT [STEPS...]}
+shift
+steps=${*:-build-workload probe zcuda train bench-aa bench-ab verify-full}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+zcuda=$root/.device/zcuda/bin/zcuda
+rl=$root/build/rl-train-cuda/rl-train
+wants() { [[ " $steps " == *" $1 "* ]]; }
+now() { date +%s.%N; }
+step() {  # step NAME LIMIT COMMAND...: output in OUT/NAME.log, wall time in OUT/steps.txt
+  local name=$1 limit=$2; shift 2
+  local t0 code
+  t0=$(now)
+  timeout "$limit" "$@" > "$out/$name.log" 2>&1
+  code=$?
+  printf '%s exit %s wall %.1f s\n' "$name" "$code" "$(echo "$(now) - $t0" | bc -l)" | tee -a "$out/steps.txt"
+}
+
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+wants build-workload && step build-workload 240 env RL_TRAIN_STEPS=build scripts/validate-workload.sh "$out/workload"
+wants probe && step probe 150 scripts/validate-probe.sh "$out/probe"
+if wants zcuda; then
+  step zcuda-version 10 "$zcuda" --version
+  step zcuda-verify 120 "$zcuda" --home "$out/home" --json verify --runtime native
+  cp "$out/zcuda-verify.log" "$out/zcuda-verify.json"
+  step zcuda-detect 60 "$zcuda" --json detect
+fi
+wants train && step train 120 "$rl" --device cuda --iterations 5 --csv "$out/train.csv"
+check="$rl --device cuda --verify --timesteps 8192 --iterations 1"
+bench() {  # bench NAME ARGS...: one zcuda bench of rl-train at full size, 5 iterations per run
+  local name=$1; shift
+  step "$name" 200 "$zcuda" --home "$out/home" --json bench --metric 'overall_sps ([0-9.]+)' --check "$check" "$@" \
+    -- "$rl" --device cuda --iterations 5
+  cp "$out/$name.log" "$out/$name.json"
+}
+wants bench-aa && bench bench-aa --a-runtime native --b-runtime native --a-label tf32-allowed --b-label tf32-allowed \
+  --a-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1
+wants bench-ab && bench bench-ab --a-runtime native --b-runtime native --a-label tf32-allowed --b-label tf32-off \
+  --a-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env NVIDIA_TF32_OVERRIDE=0
+wants verify-full && step verify-full 240 "$rl" --device cuda --verify --iterations 2
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' \
+  > "$out/torch.txt" 2>&1
