@@ -80,7 +80,7 @@ CommandRun setup_run(CLI::App& sub) {
   sub.add_option("--device", o->device, "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
   sub.add_flag("--no-detect", o->no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
-  add_path_option(sub, "--libtorch", o->libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
+  add_path_option(sub, "--libtorch", o->libtorch, "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
   sub.add_flag("--json", o->json, "Print machine-readable JSON on stdout (after the program's own output)");
   sub.add_flag("-q,--quiet", o->quiet, "Show only errors");

@@ -148,17 +148,26 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   }
   if (options.device) set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
 
-  std::vector<fs::path> first = {plan.target.parent_path(), runtime};
-  if (hip) first.push_back(*hip / "bin");
-  if (options.libtorch) {
-    first.push_back(*options.libtorch / "lib");
-    first.push_back(*options.libtorch / "bin");
-  }
-  set("PATH", prepend(first, lookup(base, "PATH", os), os),
-      "program folder, runtime, HIP bin and LibTorch first, ahead of other CUDA installations");
-  if (os == Os::linux) {
-    set("LD_LIBRARY_PATH", prepend({runtime}, lookup(base, "LD_LIBRARY_PATH", os), os),
-        "the dynamic loader finds ZLUDA's libcuda.so.1 before any other");
+  if (os == Os::windows) {
+    // Windows looks for a DLL in the program's folder, the system folders, then PATH, and so do
+    // the programs it starts (which live elsewhere): the program's folder and ZLUDA's, HIP's and
+    // LibTorch's DLLs must come first on PATH, ahead of an NVIDIA CUDA installation's.
+    std::vector<fs::path> first = {plan.target.parent_path(), runtime};
+    if (hip) first.push_back(*hip / "bin");
+    if (options.libtorch) {
+      first.push_back(*options.libtorch / "lib");
+      first.push_back(*options.libtorch / "bin");
+    }
+    set("PATH", prepend(first, lookup(base, "PATH", os), os),
+        "Windows finds DLLs on PATH (after the program's and the system's folders), and so do the programs "
+        "it starts: the program's folder, the runtime, HIP's bin and LibTorch go ahead of other CUDA installations");
+  } else {
+    // Linux finds libraries through LD_LIBRARY_PATH; PATH only picks programs (a venv's python, a
+    // toolchain), so it stays exactly as the user has it.
+    std::vector<fs::path> libraries = {runtime};
+    if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
+    set("LD_LIBRARY_PATH", prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os),
+        "the dynamic loader finds ZLUDA's libcuda.so.1 (and LibTorch's libraries) before any other");
     std::error_code ec;
     if (fs::exists(runtime / "zluda_ld", ec)) {
       auto before = lookup(base, "LD_AUDIT", os);
