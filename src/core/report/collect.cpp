@@ -152,7 +152,7 @@ nlohmann::json runs_section(const CollectOptions& options) {
 }  // namespace
 
 Redactor redactor_for(const CollectOptions& options) {
-  return options.redact ? Redactor::for_machine(platform::system_info()) : Redactor::disabled();
+  return options.redact ? Redactor::for_machine(platform::system_info(), options.environment) : Redactor::disabled();
 }
 
 Result<nlohmann::json> collect(const CollectOptions& options) {
@@ -183,7 +183,7 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;
 
-  Redactor redactor = options.redact ? Redactor::for_machine(system) : Redactor::disabled();
+  Redactor redactor = options.redact ? Redactor::for_machine(system, options.environment) : Redactor::disabled();
   redactor.apply(report);
   return report;
 }
