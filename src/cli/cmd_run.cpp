@@ -10,6 +10,7 @@
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/describe.hpp>
 
@@ -172,7 +173,7 @@ CommandRun setup_run(CLI::App& sub) {
     if (!ran) return std::unexpected(ran.error());
 
     launch::RunRecord record;
-    record.started = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
+    record.started_utc = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
     record.seconds = ran->seconds;
     record.exit_code = ran->exit_code;
     record.signal = ran->signal;
@@ -183,7 +184,7 @@ CommandRun setup_run(CLI::App& sub) {
     record.runtime_version = runtime->version;
     record.zcuda_version = std::string(version());
     record.staged = staged;
-    record.changes = plan->changes;
+    for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
     if (context.home_usable) {
       if (auto written = launch::write_run_record(context.home, record); written) {
         output.json["record"] = written->string();

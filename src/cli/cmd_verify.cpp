@@ -56,7 +56,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
                      const std::string& save_problem) {
   const auto& style = context.style;
   CommandOutput out;
-  out.json = report.to_json();
+  out.json = report;
   out.json["saved"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
   out.exit_code = report.passed() ? 0 : 1;
 

@@ -34,6 +34,7 @@ struct Runtime {
   std::optional<std::filesystem::path> dir;
   std::string version;                     // the installed ZLUDA's version, when kind is "zluda"
   std::string chosen_by;                   // why this runtime: "--runtime-dir", "installed ZLUDA", ...
+  bool operator==(const Runtime&) const = default;
 };
 
 // `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
@@ -51,6 +52,7 @@ struct LibraryFile {
   std::string real_path;   // links resolved
   std::optional<std::uint64_t> size;
   std::string sha256;      // of real_path, computed by zcuda; empty when it could not be read
+  bool operator==(const LibraryFile&) const = default;
 };
 
 struct CheckResult {
@@ -66,6 +68,7 @@ struct CheckResult {
   double seconds = 0;      // the probe process, start to end
   std::string exit;        // how the probe process ended (describe_exit)
   std::string stderr_tail; // kept when the check did not pass
+  bool operator==(const CheckResult&) const = default;
 };
 
 // Turns one finished probe process into a result. Pure: the unit tests feed it made-up results.
@@ -76,6 +79,7 @@ struct CudaCheck {
   std::filesystem::path program;
   std::string outcome;     // "exit code 0", "timed out", ...
   std::vector<std::string> lines;
+  bool operator==(const CudaCheck&) const = default;
 };
 
 struct Options {
@@ -102,8 +106,14 @@ struct Report {
   std::string device() const;
   // Exit code 0 when every counted check passed: the core checks, or all selected with --check.
   bool passed() const;
-  nlohmann::json to_json() const;
+  bool operator==(const Report&) const = default;
 };
+
+// The results' one JSON form: what --json prints and what is saved, read back by `zcuda report`
+// (zcuda/core/record.hpp). stack, device and summary are written for readers and derived again
+// when read.
+void to_json(nlohmann::json& out, const Report& report);
+void from_json(const nlohmann::json& in, Report& report);
 
 // Runs the checks, then digests every library file they reported. Fails only when the probe
 // cannot be started at all; a check that crashes or hangs is a result.
@@ -111,5 +121,8 @@ Result<Report> run(const Options& options);
 
 // Writes <state>/verify/last.json and a timestamped copy; returns the copy's path.
 Result<std::filesystem::path> save(const Report& report, const app::Home& home);
+// The last saved results; nothing when verify has not been run; ErrorKind::invalid_input when
+// the file is not verify results.
+Result<std::optional<Report>> load_last(const app::Home& home);
 
 }  // namespace zcuda::verify

@@ -7,13 +7,13 @@
 
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "layout.hpp"
-#include "receipt.hpp"
 #include "test_hooks.hpp"
 
 namespace zcuda::install {

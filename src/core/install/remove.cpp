@@ -3,11 +3,11 @@
 
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/install/install.hpp>
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
 
 #include "layout.hpp"
-#include "receipt.hpp"
 #include "test_hooks.hpp"
 
 namespace zcuda::install {

@@ -119,7 +119,7 @@ TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
   report.explicit_selection = false;
   report.checks[0].status = "timeout";
   EXPECT_FALSE(report.passed());
-  const auto json = report.to_json();
+  const nlohmann::json json = report;
   EXPECT_EQ(json["checks"][0]["status"], "timeout");
   EXPECT_EQ(json["summary"]["passed"], false);
   EXPECT_EQ(json["summary"]["statuses"]["unsupported"], 1);
