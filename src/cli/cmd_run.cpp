@@ -1,7 +1,6 @@
 // zcuda run: stage when needed, set the environment ZLUDA needs, launch the program with its
 // arguments exactly as given, and exit with its exit code.
 #include <chrono>
-#include <cstdio>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -41,8 +40,8 @@ struct RunOptions {
 };
 
 // zcuda's own messages go to stderr: stdout belongs to the program.
-void note(const Context& context, const std::string& text) {
-  if (!context.options.quiet) std::fputs(("zcuda: " + text + "\n").c_str(), stderr);
+void note(const Context& context, ui::NoticeKind kind, const std::string& text) {
+  if (!context.options.quiet) context.notices.print(kind, text);
 }
 
 std::string describe_env(const launch::LaunchPlan& plan) {
@@ -148,14 +147,15 @@ CommandRun setup_run(CLI::App& sub) {
       stage_options.backends = stage::backends_from_detection(detected);
       auto result = stage::stage(stage_options);
       if (!result) return std::unexpected(std::move(result.error()).with_note("the program was not started; --no-stage skips staging"));
-      if (result->recovered) note(context, stage::describe(*result->recovered));
+      if (result->recovered) note(context, ui::NoticeKind::notice, stage::describe(*result->recovered));
       if (result->placed > 0) {
-        note(context, fmt::format("staged {} file{} into {} (journaled; 'zcuda unstage {}' restores the folder)", result->placed,
+        note(context, ui::NoticeKind::notice,
+             fmt::format("staged {} file{} into {} (journaled; 'zcuda unstage {}' restores the folder)", result->placed,
                                   result->placed == 1 ? "" : "s", result->plan.root, result->plan.root));
       }
       for (const auto& n : result->plan.names) {
         if (n.service == stage::Service::no_backend || n.service == stage::Service::not_in_runtime || n.service == stage::Service::stub) {
-          note(context, fmt::format("warning: {}: {}", n.name, n.note));
+          note(context, ui::NoticeKind::warning, fmt::format("{}: {}", n.name, n.note));
         }
       }
       staged = true;

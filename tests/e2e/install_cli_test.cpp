@@ -1,6 +1,7 @@
 // zcuda install driven as a user drives it: real processes, real archives, real kills.
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -179,6 +180,9 @@ TEST(InstallCli, InstallsFromAFileUrlThenRerunIsANoOpWithoutTheSource) {
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("installed"), std::string::npos);
   EXPECT_NE(first.err.find("license Apache-2.0 OR MIT (test)"), std::string::npos) << "each artifact's license is shown";
+  // zcuda's messages have one format: every line on stderr is zcuda's and says so.
+  std::istringstream lines(first.err);
+  for (std::string line; std::getline(lines, line);) EXPECT_TRUE(line.starts_with("zcuda: ")) << line;
   s.expect_nothing_half_installed("after install");
   EXPECT_TRUE(fs::exists(s.component() / "current"));
 

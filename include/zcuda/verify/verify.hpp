@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +109,18 @@ struct Report {
   bool passed() const;
   bool operator==(const Report&) const = default;
 };
+
+// What the results add up to, counted over the checks that decide the exit code (the core
+// checks, or every selected one with --check), the others apart.
+struct Summary {
+  bool explicit_selection = false;        // counted: the selected checks, else the core checks
+  int counted = 0;
+  int counted_passed = 0;
+  std::map<std::string, int> statuses;    // of the counted checks
+  std::map<std::string, int> others;      // of the checks that do not count
+  bool passed = true;
+};
+Summary summarize(const Report& report);
 
 // The results' one JSON form: what --json prints and what is saved, read back by `zcuda report`
 // (zcuda/core/record.hpp). stack, device and summary are written for readers and derived again

@@ -28,11 +28,22 @@ std::string Report::device() const {
   return {};
 }
 
-bool Report::passed() const {
-  for (const auto& c : checks) {
-    if ((c.core || explicit_selection) && c.status != "pass") return false;
+bool Report::passed() const { return summarize(*this).passed; }
+
+Summary summarize(const Report& report) {
+  Summary s;
+  s.explicit_selection = report.explicit_selection;
+  for (const auto& c : report.checks) {
+    if (c.core || report.explicit_selection) {
+      ++s.counted;
+      ++s.statuses[c.status];
+      if (c.status == "pass") ++s.counted_passed;
+      else s.passed = false;
+    } else {
+      ++s.others[c.status];
+    }
   }
-  return true;
+  return s;
 }
 
 namespace {
@@ -49,6 +60,7 @@ std::optional<T> optional_at(const json& in, const char* key) {
 }  // namespace
 
 void to_json(json& out, const Report& r) {
+  const Summary summary = summarize(r);
   json runtime = {{"kind", r.runtime.kind},
                   {"dir", r.runtime.dir ? json(platform::path_to_utf8(*r.runtime.dir)) : json(nullptr)},
                   {"chosen_by", r.runtime.chosen_by},
@@ -56,9 +68,7 @@ void to_json(json& out, const Report& r) {
   if (!r.runtime.version.empty()) runtime["version"] = r.runtime.version;
 
   json list = json::array();
-  std::map<std::string, int> counts;
   for (const auto& c : r.checks) {
-    ++counts[c.status];
     json libs = json::array();
     for (const auto& l : c.libraries) {
       libs.push_back({{"role", l.role},
@@ -85,7 +95,10 @@ void to_json(json& out, const Report& r) {
          {"seconds", r.seconds},
          {"checks", list},
          {"summary",
-          {{"counted", r.explicit_selection ? kCountedSelected : kCountedCore}, {"passed", r.passed()}, {"statuses", counts}}}};
+          {{"counted", r.explicit_selection ? kCountedSelected : kCountedCore},
+           {"passed", summary.passed},
+           {"statuses", summary.statuses},
+           {"others", summary.others}}}};
   if (r.cuda_check) {
     out["cuda_check"] = {{"label", "load-only: ZLUDA's cuda_check loads each library and creates a handle; it computes nothing"},
                          {"program", platform::path_to_utf8(r.cuda_check->program)},

@@ -122,7 +122,22 @@ TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
   const nlohmann::json json = report;
   EXPECT_EQ(json["checks"][0]["status"], "timeout");
   EXPECT_EQ(json["summary"]["passed"], false);
-  EXPECT_EQ(json["summary"]["statuses"]["unsupported"], 1);
+  EXPECT_EQ(json["summary"].value("others", nlohmann::json::object()).value("unsupported", 0), 1);
+}
+
+// The summary counts the checks it says it counts: the core checks (or, with --check, the
+// selected ones) in `statuses`, the rest apart in `others`.
+TEST(VerifyReport, SummaryCountsWhatItSays) {
+  Report report;
+  report.checks = {result("driver.init", true, "pass"), result("cublas.sgemm", true, "fail"), result("cufft.c2c", false, "pass"),
+                   result("nvml.init", false, "unsupported")};
+  nlohmann::json json = report;
+  EXPECT_EQ(json["summary"], nlohmann::json::parse(R"({"counted": "core checks", "passed": false, "statuses": {"fail": 1, "pass": 1},
+                                                       "others": {"pass": 1, "unsupported": 1}})"));
+  report.explicit_selection = true;
+  json = report;
+  EXPECT_EQ(json["summary"], nlohmann::json::parse(R"({"counted": "selected checks", "passed": false,
+                                                       "statuses": {"fail": 1, "pass": 2, "unsupported": 1}, "others": {}})"));
 }
 
 TEST(VerifyReport, SavesLastAndATimestampedCopy) {
