@@ -13,6 +13,7 @@
 #include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/run_command.hpp"
+#include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::test {
@@ -226,6 +227,7 @@ TEST(InstallCli, RepairThenRemove) {
 }
 
 TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   Scene s;
   Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "15"}}, s.dir / "logs");
   ASSERT_TRUE(first.wait_for_err("paused at locked")) << first.err();
@@ -247,6 +249,7 @@ TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
 class KilledAt : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KilledAt, NextRunCompletesAndNothingHalfInstalledIsEverVisible) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", GetParam()}}, s.dir / "logs");
   ASSERT_TRUE(victim.wait_for_err("paused at " + GetParam())) << victim.err();
@@ -286,6 +289,7 @@ TEST(InstallCli, KilledAfterIncreasingDelaysNeverLeavesAHalfInstall) {
 }
 
 TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   if (!BackgroundProcess::can_interrupt()) GTEST_SKIP() << "Ctrl-C reaches a Windows program through a console, and this test runs without one";
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "extracting"}}, s.dir / "logs");

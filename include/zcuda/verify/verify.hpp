@@ -43,7 +43,7 @@ struct Runtime {
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
                                 const app::Home& home);
 
-// zcuda-probe: $ZCUDA_PROBE when set, else the file beside the running zcuda.
+// zcuda-probe: the file beside the running zcuda (a test build's hook may name another).
 Result<std::filesystem::path> find_probe();
 
 struct LibraryFile {
