@@ -30,24 +30,23 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 # The Windows build compiles its libraries from Debian's source packages (apt-get source), which
-# needs deb-src entries; added once, beside the deb entries the machine already has.
+# needs deb-src entries. Unless the machine has its own, they are derived from its deb entries
+# (scripts/deb-src-entries.sh), so whatever mirror, proxy or snapshot it uses serves them too.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 deb_src=/etc/apt/sources.list.d/zcuda-deb-src.sources
-if ! grep -rqsE "^(Types:.*deb-src|deb-src )" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null; then
-  echo "install-deps: adding Debian source package entries ($deb_src)"
-  cat >"$deb_src" <<'SOURCES'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb-src
-URIs: http://deb.debian.org/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SOURCES
-  need_update=1
+if "$here/deb-src-entries.sh" has-src /; then
+  if [[ -f $deb_src ]]; then
+    echo "install-deps: the machine has deb-src entries of its own; removing $deb_src"
+    rm -f "$deb_src"
+    need_update=1
+  fi
+else
+  entries=$("$here/deb-src-entries.sh" derive /) || exit 1
+  if [[ ! -f $deb_src || "$(cat "$deb_src")" != "$entries" ]]; then
+    echo "install-deps: writing deb-src entries derived from this machine's deb entries ($deb_src)"
+    printf '%s\n' "$entries" >"$deb_src"
+    need_update=1
+  fi
 fi
 
 missing=()

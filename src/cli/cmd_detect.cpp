@@ -26,9 +26,15 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
     errors += f.severity == detect::Severity::error;
     warnings += f.severity == detect::Severity::warning;
   }
-  out += p.ready() ? s.green(s.bold("Ready:")) + " this machine can run CUDA programs through ZLUDA"
-                   : s.red(s.bold("Not ready:")) + fmt::format(" {} problem{} to fix", errors, errors == 1 ? "" : "s");
-  if (warnings > 0) out += fmt::format(" ({} warning{})", warnings, warnings == 1 ? "" : "s");
+  // The line counts what it names: error findings as errors, warning findings as warnings.
+  auto counted = [](std::size_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); };
+  if (errors > 0) {
+    out += s.red(s.bold("Not ready:")) + fmt::format(" {} to fix", counted(errors, "error"));
+    if (warnings > 0) out += fmt::format(", and {}", counted(warnings, "warning"));
+  } else {
+    out += s.green(s.bold("Ready:")) + " this machine can run CUDA programs through ZLUDA";
+    if (warnings > 0) out += fmt::format(" ({})", counted(warnings, "warning"));
+  }
   out += "\n\n" + s.bold("GPUs") + "\n";
   if (p.gpus.empty()) {
     out += "  none found\n";
@@ -83,7 +89,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
     for (const auto& f : p.findings) {
       std::string mark = f.severity == detect::Severity::error ? s.red("✗ error  ") : f.severity == detect::Severity::warning ? s.yellow("! warning") : s.cyan("i info   ");
       out += fmt::format("  {} {}  {}\n", mark, f.message, s.dim("[" + f.code + "]"));
-      if (!f.hint.empty()) out += fmt::format("              → {}\n", f.hint);
+      if (!f.hint.empty()) out += "              " + ui::notice_text(s, ui::NoticeKind::hint, f.hint) + "\n";
     }
   }
   return out;

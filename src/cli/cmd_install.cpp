@@ -110,8 +110,8 @@ std::string render_report(const ui::Style& style, const install::Report& report)
       case install::State::failed:
         text += fmt::format(": {}\n", o.error ? o.error->message : "failed");
         if (o.error) {
-          for (const auto& note : o.error->notes) text += fmt::format("    {}{}\n", style.dim("note: "), note);
-          if (!o.error->hint.empty()) text += fmt::format("    {}{}\n", style.cyan("hint: "), o.error->hint);
+          for (const auto& note : o.error->notes) text += "    " + ui::notice_text(style, ui::NoticeKind::note, note) + "\n";
+          if (!o.error->hint.empty()) text += "    " + ui::notice_text(style, ui::NoticeKind::hint, o.error->hint) + "\n";
         }
         break;
     }
@@ -122,9 +122,7 @@ std::string render_report(const ui::Style& style, const install::Report& report)
 nlohmann::json report_json(const install::Report& report, bool dry_run) {
   nlohmann::json artifacts = nlohmann::json::array();
   for (const auto& o : report.outcomes) artifacts.push_back(install::to_json(o));
-  nlohmann::json out = {{"dry_run", dry_run}, {"artifacts", std::move(artifacts)}};
-  out["ok"] = !report.first_error.has_value();
-  return out;
+  return {{"dry_run", dry_run}, {"artifacts", std::move(artifacts)}};
 }
 
 Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
@@ -139,10 +137,7 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
   options.fetch.cancel = options.cancel;
   const bool chatty = !context.options.quiet;
   if (chatty) {
-    options.on_notice = [](const std::string& text) {
-      std::fprintf(stderr, "%s\n", text.c_str());
-      std::fflush(stderr);
-    };
+    options.on_notice = [notices = context.notices](const std::string& text) { notices.print(ui::NoticeKind::notice, text); };
     if (!context.options.json) options.fetch.on_progress = progress_printer();
   }
 

@@ -1,7 +1,6 @@
 // zcuda run: stage when needed, set the environment ZLUDA needs, launch the program with its
 // arguments exactly as given, and exit with its exit code.
 #include <chrono>
-#include <cstdio>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
 
@@ -30,8 +30,8 @@ struct RunOptions {
 };
 
 // zcuda's own messages go to stderr: stdout belongs to the program.
-void note(const Context& context, const std::string& text) {
-  if (!context.options.quiet) std::fputs(("zcuda: " + text + "\n").c_str(), stderr);
+void note(const Context& context, ui::NoticeKind kind, const std::string& text) {
+  if (!context.options.quiet) context.notices.print(kind, text);
 }
 
 std::string describe_env(const launch::LaunchPlan& plan) {
@@ -96,7 +96,8 @@ CommandRun setup_run(CLI::App& sub) {
     if (!o->launch.no_stage) {
       auto staging = stage::stage_for_launch(plan->target, runtime->dir, platform::current_os(), detected);
       if (!staging) return std::unexpected(staging.error());
-      for (const auto& n : staging->notices) note(context, n);
+      for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
+      for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);
       if (staging->result) {
         staged = true;
         output.json["stage"] = stage::to_json(*staging->result);
@@ -114,7 +115,7 @@ CommandRun setup_run(CLI::App& sub) {
     if (!ran) return std::unexpected(ran.error());
 
     launch::RunRecord record;
-    record.started = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
+    record.started_utc = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
     record.seconds = ran->seconds;
     record.exit_code = ran->exit_code;
     record.signal = ran->signal;
@@ -125,7 +126,7 @@ CommandRun setup_run(CLI::App& sub) {
     record.runtime_version = runtime->version;
     record.zcuda_version = std::string(version());
     record.staged = staged;
-    record.changes = plan->changes;
+    for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
     if (context.home_usable) {
       if (auto written = launch::write_run_record(context.home, record); written) {
         output.json["record"] = written->string();

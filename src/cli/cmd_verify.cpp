@@ -58,21 +58,14 @@ CommandOutput render(const Context& context, const verify::Report& report, const
                      const std::string& save_problem) {
   const auto& style = context.style;
   CommandOutput out;
-  out.json = report.to_json();
+  out.json = report;
   out.json["saved"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
   out.exit_code = report.passed() ? 0 : 1;
 
   std::string text = style.bold("Runtime: ") + describe_runtime(report) + "\n";
   text += style.bold("Stack:   ") + report.stack() + (report.device().empty() ? "" : " (" + report.device() + ")") + "\n\n";
   ui::Table table({"CHECK", "STATUS", "TIME", "DETAIL"});
-  std::map<std::string, int> counts;
-  int core_total = 0, core_passed = 0;
   for (const auto& c : report.checks) {
-    ++counts[c.status];
-    if (c.core) {
-      ++core_total;
-      core_passed += c.status == "pass";
-    }
     table.add_row({c.core ? c.name : c.name + style.dim(" *"), colored_status(style, c.status), fmt::format("{:.2f} s", c.seconds), c.detail});
   }
   text += table.render();
@@ -95,20 +88,28 @@ CommandOutput render(const Context& context, const verify::Report& report, const
     for (const auto& line : report.cuda_check->lines) text += "  " + line + "\n";
   }
 
-  std::string tally;
-  for (const auto& [status, n] : counts) tally += (tally.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+  // The headline and its tally count the same checks; the others are counted apart.
+  const verify::Summary summary = verify::summarize(report);
+  auto tally = [](const std::map<std::string, int>& counts) {
+    std::string line;
+    for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+    return line;
+  };
   text += "\n";
-  if (report.explicit_selection) {
-    text += report.passed() ? style.green("All selected checks pass") : style.red("Not every selected check passes");
+  if (summary.explicit_selection) {
+    text += summary.passed ? style.green(fmt::format("All {} selected checks pass", summary.counted))
+                           : style.red(fmt::format("{} of {} selected checks pass", summary.counted_passed, summary.counted));
   } else {
-    text += report.passed() ? style.green(fmt::format("All {} core checks pass", core_total))
-                            : style.red(fmt::format("{} of {} core checks pass", core_passed, core_total));
+    text += summary.passed ? style.green(fmt::format("All {} core checks pass", summary.counted))
+                           : style.red(fmt::format("{} of {} core checks pass", summary.counted_passed, summary.counted));
   }
-  text += fmt::format(" ({}) in {}.\n", tally, ui::format_duration(report.seconds));
+  if (!summary.statuses.empty()) text += fmt::format(" ({})", tally(summary.statuses));
+  if (!summary.others.empty()) text += fmt::format("; other checks: {}", tally(summary.others));
+  text += fmt::format(", in {}.\n", ui::format_duration(report.seconds));
   const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
   text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";
   if (saved) text += style.dim("Saved to " + saved->string()) + "\n";
-  if (!save_problem.empty()) text += style.yellow("Not saved: ") + save_problem + "\n";
+  if (!save_problem.empty()) text += ui::notice_text(style, ui::NoticeKind::warning, "the results were not saved: " + save_problem) + "\n";
   out.text = text;
   return out;
 }

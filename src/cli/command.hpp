@@ -12,6 +12,7 @@
 #include <zcuda/app/home.hpp>
 #include <zcuda/core/error.hpp>
 #include <zcuda/platform/utf8.hpp>
+#include <zcuda/ui/notice.hpp>
 #include <zcuda/ui/style.hpp>
 
 namespace zcuda::cli {
@@ -30,11 +31,13 @@ struct Context {
   GlobalOptions options;
   app::Home home;
   bool home_usable = false;  // false when its folders could not be created
-  ui::Style style = ui::Style::plain();
+  ui::Style style = ui::Style::plain();  // for the command's output on stdout
+  ui::Notices notices;                   // zcuda's messages on stderr, in stderr's own colour
 };
 
-// What a command produced. `json` is printed with --json, `text` otherwise; `exit_code` lets
-// a command that ran report a negative outcome (verify failures, detect --strict).
+// What a command produced. `json` is printed with --json (main adds `schema`, `command` and
+// `ok`, true when the exit code is 0), `text` otherwise; `exit_code` lets a command that ran
+// report a negative outcome (verify failures, detect --strict).
 struct CommandOutput {
   nlohmann::json json = nlohmann::json::object();
   std::string text;

@@ -33,7 +33,7 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
                  "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
   sub.add_flag("--no-detect", f.no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   add_path_option(sub, "--hip-path", f.hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
-  add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder whose lib/ and bin/ go first on PATH");
+  add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
 }
 
 detect::Profile detect_unless_told_not_to(const LaunchFlags& flags) {

@@ -13,6 +13,7 @@
 #include <zcuda/core/version.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/terminal.hpp>
+#include <zcuda/ui/notice.hpp>
 
 #include "command.hpp"
 
@@ -33,10 +34,13 @@ ui::ColorMode color_mode(const std::string& value) {
   return ui::ColorMode::automatic;
 }
 
+// Every error, usage errors included, in one form: with --json the error object on stdout,
+// otherwise error, note and hint lines on stderr.
 void print_error(const cli::Context& context, const char* command, const Error& error) {
   if (context.options.json) {
     nlohmann::json out = {{"schema", cli::kJsonSchema},
-                          {"command", command},
+                          {"command", command != nullptr ? nlohmann::json(command) : nlohmann::json(nullptr)},
+                          {"ok", false},
                           {"error",
                            {{"kind", to_string(error.kind)},
                             {"exit_code", exit_code(error.kind)},
@@ -46,12 +50,7 @@ void print_error(const cli::Context& context, const char* command, const Error& 
     std::fputs((json_text(out) + "\n").c_str(), stdout);
     return;
   }
-  // Errors go to stderr; colour follows stderr's own terminal state.
-  ui::Style style = context.options.color == "never" ? ui::Style::plain() : context.style;
-  std::string text = style.red(style.bold("error:")) + " " + error.message + "\n";
-  for (const auto& note : error.notes) text += style.dim("note: ") + note + "\n";
-  if (!error.hint.empty()) text += style.cyan("hint: ") + error.hint + "\n";
-  std::fputs(text.c_str(), stderr);
+  context.notices.print(error);
 }
 
 void print_output(const cli::Context& context, const char* command, cli::CommandOutput& output) {
@@ -59,14 +58,41 @@ void print_output(const cli::Context& context, const char* command, cli::Command
     nlohmann::json out = nlohmann::json::object();
     out["schema"] = cli::kJsonSchema;
     out["command"] = command;
+    out["ok"] = output.exit_code == 0;
     for (auto& [key, value] : output.json.items()) {
-      if (key != "schema" && key != "command") out[key] = std::move(value);
+      if (key != "schema" && key != "command" && key != "ok") out[key] = std::move(value);
     }
     std::fputs((json_text(out) + "\n").c_str(), stdout);
     return;
   }
   if (context.options.quiet && output.exit_code == 0) return;
   std::fputs(output.text.c_str(), stdout);
+}
+
+// Whether --json was asked for, from the arguments as given: a usage error can stop CLI11 before
+// it sets the flag. Stops at "--" and at the program `zcuda run` starts: its arguments are its own.
+bool json_requested(const std::vector<std::string>& arguments) {
+  bool in_run = false;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    const std::string& a = arguments[i];
+    if (a == "--") break;
+    if (a == "--json") return true;
+    if (in_run && !a.starts_with("-")) break;
+    if (a == "run") in_run = true;
+  }
+  return false;
+}
+
+Error usage_error(const CLI::ParseError& e, const CLI::App& app, const char* command) {
+  std::string message = e.what();
+  // CLI11 reports a mistyped command as a missing one.
+  if (const auto rest = app.remaining(); command == nullptr && !rest.empty() && !rest.front().starts_with("-")) {
+    message = fmt::format("'{}' is not a zcuda command", rest.front());
+  }
+  return Error{ErrorKind::usage, message,
+               command != nullptr ? fmt::format("Run 'zcuda {} --help' for its options.", command)
+                                  : std::string("Run 'zcuda --help' for the commands and options."),
+               {}};
 }
 
 }  // namespace
@@ -110,11 +136,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(argument_pointers.size()), argument_pointers.data());
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : exit_code(ErrorKind::usage);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    const char* command = nullptr;
+    for (const auto& r : registered) {
+      if (r.sub->parsed()) command = r.name;
+    }
+    options.json = options.json || json_requested(arguments);
+    context.notices = ui::Notices::for_stderr(color_mode(options.color));
+    print_error(context, command, usage_error(e, app, command));
+    return exit_code(ErrorKind::usage);
   }
 
-  context.style = ui::Style::for_stdout(color_mode(options.color));
+  context.style = ui::Style::for_stream(stdout, color_mode(options.color));
+  context.notices = ui::Notices::for_stderr(color_mode(options.color));
   const auto verbosity = verbosity_of(options);
   app::init_console_logging(verbosity);
 

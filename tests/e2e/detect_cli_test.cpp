@@ -1,3 +1,6 @@
+#include <filesystem>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,10 +16,52 @@ TEST(DetectCli, HumanOutputSummarisesThenExplains) {
   TempDir home;
   auto r = run_zcuda({"detect", "--root", fixture("kernels-missing-rx9070xt"), "--home", home.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("Not ready: 2 problems to fix", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("Not ready: 2 errors to fix", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("AMD Radeon RX 9070 XT"), std::string::npos);
   EXPECT_NE(r.out.find("[rocblas-kernels-missing]"), std::string::npos);
   EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "no colour when NO_COLOR is set and output is a pipe";
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+std::string counted(std::size_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+
+// The summary line counts what it names: errors as errors, warnings as warnings, on every
+// captured machine.
+TEST(DetectCli, SummaryLineCountsWhatItSays) {
+  TempDir home;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ZCUDA_FIXTURES_DIR) + "/detect")) {
+    if (!entry.is_directory()) continue;
+    const std::string root = entry.path().string();
+    auto js = run_zcuda({"--json", "detect", "--root", root, "--home", home.path().string()});
+    ASSERT_EQ(js.exit_code, 0) << root << js.err;
+    std::size_t errors = 0, warnings = 0;
+    const auto profile = nlohmann::json::parse(js.out);
+    for (const auto& f : profile["findings"]) {
+      errors += f["severity"] == "error";
+      warnings += f["severity"] == "warning";
+    }
+    auto r = run_zcuda({"detect", "--root", root, "--home", home.path().string()});
+    ASSERT_EQ(r.exit_code, 0) << root << r.err;
+    const std::string summary = r.out.substr(0, r.out.find('\n'));
+    if (errors > 0) {
+      EXPECT_EQ(summary.rfind(fmt::format("Not ready: {} to fix", counted(errors, "error")), 0), 0u) << root << ": " << summary;
+    } else {
+      EXPECT_EQ(summary.rfind("Ready: ", 0), 0u) << root << ": " << summary;
+    }
+    if (warnings > 0) {
+      EXPECT_NE(summary.find(counted(warnings, "warning")), std::string::npos) << root << ": " << summary;
+    } else {
+      EXPECT_EQ(summary.find("warning"), std::string::npos) << root << ": " << summary;
+    }
+    EXPECT_EQ(summary.find("problem"), std::string::npos) << root << ": " << summary;
+    EXPECT_EQ(occurrences(r.out, "✗ error"), errors) << root;
+    EXPECT_EQ(occurrences(r.out, "! warning"), warnings) << root;
+  }
 }
 
 TEST(DetectCli, StrictExitsWithEnvironmentCode) {

@@ -1,6 +1,7 @@
 // zcuda install driven as a user drives it: real processes, real archives, real kills.
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/run_command.hpp"
+#include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::test {
@@ -179,6 +181,9 @@ TEST(InstallCli, InstallsFromAFileUrlThenRerunIsANoOpWithoutTheSource) {
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   EXPECT_NE(first.out.find("installed"), std::string::npos);
   EXPECT_NE(first.err.find("license Apache-2.0 OR MIT (test)"), std::string::npos) << "each artifact's license is shown";
+  // zcuda's messages have one format: every line on stderr is zcuda's and says so.
+  std::istringstream lines(first.err);
+  for (std::string line; std::getline(lines, line);) EXPECT_TRUE(line.starts_with("zcuda: ")) << line;
   s.expect_nothing_half_installed("after install");
   EXPECT_TRUE(fs::exists(s.component() / "current"));
 
@@ -222,6 +227,7 @@ TEST(InstallCli, RepairThenRemove) {
 }
 
 TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   Scene s;
   Background first(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "locked"}, {"ZCUDA_TEST_PAUSE_SECONDS", "15"}}, s.dir / "logs");
   ASSERT_TRUE(first.wait_for_err("paused at locked")) << first.err();
@@ -243,6 +249,7 @@ TEST(InstallCli, SecondInstallWaitsAndSaysSoOrFailsWithNoWait) {
 class KilledAt : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KilledAt, NextRunCompletesAndNothingHalfInstalledIsEverVisible) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", GetParam()}}, s.dir / "logs");
   ASSERT_TRUE(victim.wait_for_err("paused at " + GetParam())) << victim.err();
@@ -282,6 +289,7 @@ TEST(InstallCli, KilledAfterIncreasingDelaysNeverLeavesAHalfInstall) {
 }
 
 TEST(InstallCli, CtrlCStopsCleanlyAndKeepsTheDownload) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   if (!BackgroundProcess::can_interrupt()) GTEST_SKIP() << "Ctrl-C reaches a Windows program through a console, and this test runs without one";
   Scene s;
   Background victim(s.install_args(), {{"ZCUDA_TEST_PAUSE_AT", "extracting"}}, s.dir / "logs");

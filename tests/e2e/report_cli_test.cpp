@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
+#include <zcuda/verify/verify.hpp>
 
 #include "archive/archive_builder.hpp"
 #include "support/file_url.hpp"
@@ -26,9 +27,21 @@ CommandOptions planted_environment(const TempDir& home) {
 }
 
 void plant_files(const TempDir& home) {
-  // A verify result and a log line that carry secrets too.
-  write_file(home / "state" / "verify" / "last.json",
-             R"({"schema":1,"stack":"zluda","device":"X [ZLUDA]","checks":[{"name":"driver.init","status":"pass","detail":"token=hunter2-secret","libraries":[]}]})");
+  // A verify result (saved by verify itself) and a log line that carry secrets too.
+  verify::Report result;
+  result.started_utc = "2026-12-01T10:00:00Z";
+  result.runtime = {"zluda", home / "installs" / "zluda" / "v6", "v6", "installed ZLUDA"};
+  result.launch_method = "LD_LIBRARY_PATH";
+  verify::CheckResult check;
+  check.name = "driver.init";
+  check.core = true;
+  check.status = "pass";
+  check.detail = "token=hunter2-secret";
+  check.stack = "zluda";
+  check.device = "X [ZLUDA]";
+  result.checks = {check};
+  app::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
+  ASSERT_TRUE(verify::save(result, layout));
   write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }
 

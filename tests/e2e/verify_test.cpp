@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "support/run_command.hpp"
+#include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
 
@@ -378,13 +379,14 @@ TEST(Verify, ListNamesEveryCheck) {
   EXPECT_EQ(out["checks"][11]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
 }
 
-TEST(Verify, ProbeFromEnvironmentMustExist) {
+TEST(Verify, ProbeFromTheTestHookMustExist) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   TempDir home;
   CommandOptions options;
-  options.set_env["ZCUDA_PROBE"] = (home / "missing-probe").string();
+  options.set_env["ZCUDA_TEST_PROBE"] = (home / "missing-probe").string();
   auto r = run_zcuda({"--home", home.path().string(), "verify", "--runtime", "native"}, options);
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_NE(r.err.find("ZCUDA_PROBE"), std::string::npos);
+  EXPECT_NE(r.err.find("does not exist: " + (home / "missing-probe").string()), std::string::npos) << r.err;
 }
 
 }  // namespace

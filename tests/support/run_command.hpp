@@ -18,6 +18,9 @@ struct CommandOptions {
   std::vector<std::string> unset_env;
   std::optional<std::string> stdin_text;
   int timeout_seconds = 120;
+  // POSIX only: 1 or 2 puts stdout or stderr on a pseudo-terminal instead of a pipe (its output
+  // still lands in `out` or `err`, with the terminal's "\r\n" line ends).
+  int terminal_stream = 0;
 };
 
 // Runs a program with arguments (no shell), capturing both streams.

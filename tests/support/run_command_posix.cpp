@@ -17,12 +17,24 @@ namespace zcuda::test {
 CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& options) {
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0) throw std::runtime_error("pipe failed");
+  int terminal = -1, terminal_child = -1;
+  if (options.terminal_stream == 1 || options.terminal_stream == 2) {
+    terminal = posix_openpt(O_RDWR | O_NOCTTY);
+    if (terminal < 0 || grantpt(terminal) != 0 || unlockpt(terminal) != 0) throw std::runtime_error("no pseudo-terminal");
+    terminal_child = open(ptsname(terminal), O_RDWR | O_NOCTTY);
+    if (terminal_child < 0) throw std::runtime_error("cannot open the pseudo-terminal");
+  }
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
+    if (terminal_child >= 0) {
+      dup2(terminal_child, options.terminal_stream);
+      close(terminal_child);
+      close(terminal);
+    }
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]}) close(fd);
     for (const auto& name : options.unset_env) unsetenv(name.c_str());
     for (const auto& [key, value] : options.set_env) setenv(key.c_str(), value.c_str(), 1);
@@ -44,6 +56,13 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
 
   CommandResult result;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  if (terminal >= 0) {
+    // The stream reads from the terminal instead; its pipe is never written.
+    close(terminal_child);
+    auto& slot = fds[options.terminal_stream - 1].fd;
+    close(slot);
+    slot = terminal;
+  }
   int open_fds = 2;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_seconds);
   bool timed_out = false;
@@ -55,7 +74,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     }
     if (poll(fds, 2, 200) <= 0) continue;
     for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buffer[65536];
       ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
       if (n <= 0) {

@@ -30,6 +30,7 @@ struct WrittenEntry {
   std::uint64_t size = 0;
   std::string sha256;                // files only: lowercase hex of what was written
   std::string link_target;           // symlinks only
+  bool operator==(const WrittenEntry&) const = default;
 };
 
 struct Extracted {

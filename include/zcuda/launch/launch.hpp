@@ -1,6 +1,6 @@
 #pragma once
-// `zcuda run`: the environment a program needs to run through ZLUDA, how it is launched, and
-// the record kept of each run.
+// `zcuda run`: the environment a program needs to run through ZLUDA and how it is launched (the
+// record kept of each run: run_record.hpp).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
 #include <zcuda/core/error.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
@@ -65,23 +64,5 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
 Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base);
 
 nlohmann::json to_json(const LaunchPlan& plan);
-
-struct RunRecord {
-  std::string started;        // UTC
-  double seconds = 0;
-  int exit_code = 0;
-  std::optional<int> signal;
-  std::string program;
-  std::size_t arg_count = 0;  // arguments are not recorded: they may hold secrets
-  std::string runtime_dir;
-  std::string runtime_chosen_by;
-  std::optional<std::string> runtime_version;
-  std::string zcuda_version;
-  bool staged = false;
-  std::vector<EnvChange> changes;
-};
-
-// Writes <home.state>/runs/<time>-<n>.json for `zcuda report`; returns its path.
-Result<std::filesystem::path> write_run_record(const app::Home& home, const RunRecord& record);
 
 }  // namespace zcuda::launch

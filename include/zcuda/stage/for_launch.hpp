@@ -15,7 +15,8 @@ namespace zcuda::stage {
 
 struct LaunchStaging {
   std::optional<StageResult> result;   // none when the program loads no CUDA library
-  std::vector<std::string> notices;    // recovery, what was placed, names served badly
+  std::vector<std::string> notices;    // recovery, what was placed
+  std::vector<std::string> warnings;   // names the runtime serves badly (stub, no backend, absent)
 };
 
 // Stages `program`'s folder with `runtime_dir` when the program loads CUDA libraries. A folder

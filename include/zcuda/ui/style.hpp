@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -6,10 +7,13 @@ namespace zcuda::ui {
 
 enum class ColorMode { automatic, always, never };
 
-// Colour for human output: on only for a terminal, never with NO_COLOR set (no-color.org).
+// Colour for human output: on only when the stream it is for is a terminal (stdout for a
+// command's output, stderr for zcuda's messages: each follows its own), never with NO_COLOR set
+// (no-color.org).
 class Style {
  public:
-  static Style for_stdout(ColorMode mode);
+  static Style for_stream(std::FILE* stream, ColorMode mode);
+  static Style for_stdout(ColorMode mode) { return for_stream(stdout, mode); }
   static Style plain() { return Style(false); }
 
   bool colored() const { return colored_; }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,7 @@ struct Runtime {
   std::optional<std::filesystem::path> dir;
   std::string version;                     // the installed ZLUDA's version, when kind is "zluda"
   std::string chosen_by;                   // why this runtime: "--runtime-dir", "installed ZLUDA", ...
+  bool operator==(const Runtime&) const = default;
 };
 
 // `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
@@ -54,7 +56,7 @@ struct Runtime {
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
                                 const app::Home& home);
 
-// zcuda-probe: $ZCUDA_PROBE when set, else the file beside the running zcuda.
+// zcuda-probe: the file beside the running zcuda (a test build's hook may name another).
 Result<std::filesystem::path> find_probe();
 
 struct LibraryFile {
@@ -64,6 +66,7 @@ struct LibraryFile {
   std::string real_path;   // links resolved
   std::optional<std::uint64_t> size;
   std::string sha256;      // of real_path, computed by zcuda; empty when it could not be read
+  bool operator==(const LibraryFile&) const = default;
 };
 
 struct CheckResult {
@@ -80,6 +83,7 @@ struct CheckResult {
   std::string exit;        // how the probe process ended (describe_exit)
   std::string stderr_tail; // kept when the check did not pass
   std::string shared_process;  // the group whose process it ran in, "" when it ran alone
+  bool operator==(const CheckResult&) const = default;
 };
 
 // Turns one finished probe process into a result. Pure: the unit tests feed it made-up results.
@@ -106,6 +110,7 @@ struct CudaCheck {
   std::filesystem::path program;
   std::string outcome;     // "exit code 0", "timed out", ...
   std::vector<std::string> lines;
+  bool operator==(const CudaCheck&) const = default;
 };
 
 struct Options {
@@ -137,8 +142,26 @@ struct Report {
   bool passed() const;
   // The evidence ladder's level for these results (src/core/verify/ladder.cpp).
   nlohmann::json level_json() const;
-  nlohmann::json to_json() const;
+  bool operator==(const Report&) const = default;
 };
+
+// What the results add up to, counted over the checks that decide the exit code (the core
+// checks, or every selected one with --check), the others apart.
+struct Summary {
+  bool explicit_selection = false;        // counted: the selected checks, else the core checks
+  int counted = 0;
+  int counted_passed = 0;
+  std::map<std::string, int> statuses;    // of the counted checks
+  std::map<std::string, int> others;      // of the checks that do not count
+  bool passed = true;
+};
+Summary summarize(const Report& report);
+
+// The results' one JSON form: what --json prints and what is saved, read back by `zcuda report`
+// (zcuda/core/record.hpp). stack, device and summary are written for readers and derived again
+// when read.
+void to_json(nlohmann::json& out, const Report& report);
+void from_json(const nlohmann::json& in, Report& report);
 
 // Runs the checks, then digests every library file they reported. Fails only when the probe
 // cannot be started at all; a check that crashes or hangs is a result.
@@ -146,5 +169,8 @@ Result<Report> run(const Options& options);
 
 // Writes <state>/verify/last.json and a timestamped copy; returns the copy's path.
 Result<std::filesystem::path> save(const Report& report, const app::Home& home);
+// The last saved results; nothing when verify has not been run; ErrorKind::invalid_input when
+// the file is not verify results.
+Result<std::optional<Report>> load_last(const app::Home& home);
 
 }  // namespace zcuda::verify

@@ -80,6 +80,7 @@ Status stage_for(PreparedVariant& variant, const BenchOptions& options, const de
     auto staged = stage::stage_for_launch(variant.plan.target, variant.runtime->dir, options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());
     notices = std::move(staged->notices);
+    for (auto& w : staged->warnings) notices.push_back("warning: " + w);
   } else if (!variant.runtime) {
     auto unstaged = stage::unstage_for_native_launch(variant.plan.target);
     if (!unstaged) return std::unexpected(unstaged.error());

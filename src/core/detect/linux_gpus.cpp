@@ -2,6 +2,7 @@
 // node, KFD adds the gfx target and the order the HIP runtime will use.
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -30,34 +31,91 @@ std::optional<std::uint32_t> read_hex(const SystemView& view, const fs::path& pa
   return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
 }
 
-void add_seen(Gpu& gpu, const char* probe) {
-  if (std::find(gpu.seen_by.begin(), gpu.seen_by.end(), probe) == gpu.seen_by.end()) gpu.seen_by.push_back(probe);
+bool seen(const Gpu& gpu, const char* probe) {
+  return std::find(gpu.seen_by.begin(), gpu.seen_by.end(), probe) != gpu.seen_by.end();
 }
 
-Gpu* find_by_address(Profile& profile, const std::string& address) {
-  for (auto& g : profile.gpus) {
-    if (!address.empty() && g.pci_address == address) return &g;
+void add_seen(Gpu& gpu, const char* probe) {
+  if (!seen(gpu, probe)) gpu.seen_by.push_back(probe);
+}
+
+// What one source knows of a PCI function; any part may be missing (partial sysfs in
+// containers, a DRM uevent without PCI_SLOT_NAME, KFD without a location).
+struct Sighting {
+  std::optional<std::string> address;  // parse_pci_address spelling
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::optional<std::uint32_t> revision;
+};
+
+// The entry a source's sighting belongs to, so that each PCI function is listed once whichever
+// sources saw it: the same address; else, where an address is missing on either side, the one
+// entry of the same vendor and device that this source has not claimed yet (never a guess
+// between identical cards).
+Gpu* find_entry(Profile& profile, const Sighting& s, const char* probe) {
+  if (s.address) {
+    for (auto& g : profile.gpus) {
+      if (g.pci_address == *s.address) return &g;
+    }
   }
-  return nullptr;
+  Gpu* match = nullptr;
+  int matches = 0;
+  if (s.device_id != 0) {
+    for (auto& g : profile.gpus) {
+      if (seen(g, probe) || g.device_id != s.device_id) continue;
+      if (s.vendor_id != 0 && g.vendor_id != 0 && g.vendor_id != s.vendor_id) continue;
+      if (s.address && !g.pci_address.empty()) continue;  // both known and different: another function
+      match = &g;
+      ++matches;
+    }
+  }
+  return matches == 1 ? match : nullptr;
+}
+
+// The sighting's entry (a new one when nothing matches), completed with what it adds.
+Gpu& entry_for(Profile& profile, const Sighting& s, const char* probe) {
+  Gpu* gpu = find_entry(profile, s, probe);
+  if (gpu == nullptr) {
+    profile.gpus.emplace_back();
+    gpu = &profile.gpus.back();
+  }
+  // Fill in what the entry lacked.
+  if (gpu->pci_address.empty() && s.address) gpu->pci_address = *s.address;
+  if (gpu->vendor_id == 0) gpu->vendor_id = s.vendor_id;
+  if (gpu->device_id == 0) gpu->device_id = s.device_id;
+  if (!gpu->revision) gpu->revision = s.revision;
+  add_seen(*gpu, probe);
+  return *gpu;
 }
 
 // PCI class 0x03xxxx: VGA, XGA, 3D and other display controllers.
 void probe_pci(const SystemView& view, Profile& profile) {
   const fs::path base = "/sys/bus/pci/devices";
-  for (const auto& address : view.list(base)) {
-    fs::path dir = base / address;
+  for (const auto& name : view.list(base)) {
+    fs::path dir = base / name;
     auto cls = read_hex(view, dir / "class");
     if (!cls || (*cls >> 16) != 0x03) continue;
-    Gpu gpu;
-    gpu.pci_address = address;
-    gpu.vendor_id = read_hex(view, dir / "vendor").value_or(0);
-    gpu.device_id = read_hex(view, dir / "device").value_or(0);
-    gpu.revision = read_hex(view, dir / "revision");
+    Sighting s;
+    s.address = parse_pci_address(name);
+    if (!s.address) continue;
+    s.vendor_id = read_hex(view, dir / "vendor").value_or(0);
+    s.device_id = read_hex(view, dir / "device").value_or(0);
+    s.revision = read_hex(view, dir / "revision");
+    Gpu& gpu = entry_for(profile, s, "pci");
     auto uevent = parse_key_values(view.read(dir / "uevent").value_or(""));
     if (auto it = uevent.find("DRIVER"); it != uevent.end()) gpu.driver = it->second;
-    add_seen(gpu, "pci");
-    profile.gpus.push_back(std::move(gpu));
   }
+}
+
+// A DRM card's PCI function: PCI_SLOT_NAME in its uevent, else the name its `device` link points
+// at ("../../../0000:03:00.0"), which sysfs always has even where the uevent is trimmed.
+std::optional<std::string> drm_card_address(const SystemView& view, const fs::path& device,
+                                            const std::map<std::string, std::string>& uevent) {
+  if (auto it = uevent.find("PCI_SLOT_NAME"); it != uevent.end()) {
+    if (auto address = parse_pci_address(it->second)) return address;
+  }
+  if (auto target = view.link_target(device)) return parse_pci_address(target->filename().string());
+  return std::nullopt;
 }
 
 void probe_drm(const SystemView& view, Profile& profile) {
@@ -67,18 +125,14 @@ void probe_drm(const SystemView& view, Profile& profile) {
     if (!card.starts_with("card") || card.find('-') != std::string::npos) continue;
     fs::path device = base / card / "device";
     auto uevent = parse_key_values(view.read(device / "uevent").value_or(""));
-    std::string address = uevent.count("PCI_SLOT_NAME") ? uevent["PCI_SLOT_NAME"] : std::string();
-    Gpu* gpu = find_by_address(profile, address);
-    if (gpu == nullptr) {
-      Gpu fresh;
-      fresh.pci_address = address;
-      fresh.vendor_id = read_hex(view, device / "vendor").value_or(0);
-      fresh.device_id = read_hex(view, device / "device").value_or(0);
-      fresh.revision = read_hex(view, device / "revision");
-      profile.gpus.push_back(std::move(fresh));
-      gpu = &profile.gpus.back();
-    }
-    add_seen(*gpu, "drm");
+    Sighting s;
+    s.address = drm_card_address(view, device, uevent);
+    s.vendor_id = read_hex(view, device / "vendor").value_or(0);
+    s.device_id = read_hex(view, device / "device").value_or(0);
+    s.revision = read_hex(view, device / "revision");
+    // Neither an address nor ids: not a PCI function (simpledrm's firmware framebuffer).
+    if (!s.address && s.device_id == 0) continue;
+    Gpu* gpu = &entry_for(profile, s, "drm");
     if (auto it = uevent.find("DRIVER"); it != uevent.end()) gpu->driver = it->second;
     if (auto vram = read_number(view, device / "mem_info_vram_total")) gpu->vram_bytes = *vram;
     for (const auto& entry : view.list(device / "drm")) {
@@ -135,27 +189,16 @@ void probe_kfd(const SystemView& view, Profile& profile) {
     };
     if (value("simd_count") == 0 || value("gfx_target_version") == 0) continue;  // a CPU node
     auto gfx = gfx_from_target_version(value("gfx_target_version"));
-    std::uint64_t location = value("location_id");
-    std::string address = fmt::format("{:04x}:{:02x}:{:02x}.{:x}", value("domain"), location >> 8, (location >> 3) & 0x1f, location & 7);
-    Gpu* gpu = find_by_address(profile, address);
-    if (gpu == nullptr) {
-      // No PCI sysfs (some containers): match on the device id when it is unambiguous.
-      auto matches = std::count_if(profile.gpus.begin(), profile.gpus.end(), [&](const Gpu& g) {
-        return g.device_id == value("device_id") && !g.kfd_node;
-      });
-      if (matches == 1) {
-        gpu = &*std::find_if(profile.gpus.begin(), profile.gpus.end(), [&](const Gpu& g) { return g.device_id == value("device_id") && !g.kfd_node; });
-      }
+    Sighting s;
+    // location_id is bus << 8 | device << 3 | function; 0 with domain 0 means KFD was not told.
+    const std::uint64_t location = value("location_id");
+    if (location != 0 || value("domain") != 0) {
+      s.address = parse_pci_address(fmt::format("{:04x}:{:02x}:{:02x}.{:x}", value("domain"), (location >> 8) & 0xff,
+                                                (location >> 3) & 0x1f, location & 7));
     }
-    if (gpu == nullptr) {
-      Gpu fresh;
-      fresh.vendor_id = static_cast<std::uint32_t>(value("vendor_id"));
-      fresh.device_id = static_cast<std::uint32_t>(value("device_id"));
-      fresh.pci_address = address;
-      profile.gpus.push_back(std::move(fresh));
-      gpu = &profile.gpus.back();
-    }
-    add_seen(*gpu, "kfd");
+    s.vendor_id = static_cast<std::uint32_t>(value("vendor_id"));
+    s.device_id = static_cast<std::uint32_t>(value("device_id"));
+    Gpu* gpu = &entry_for(profile, s, "kfd");
     gpu->kfd_node = id;
     gpu->hip_index = hip_index++;
     if (gfx && !gfx->empty()) {

@@ -1,5 +1,7 @@
 #include "parsers.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -112,6 +114,30 @@ Result<AmdgpuIds> parse_amdgpu_ids(std::string_view text) {
   }
   if (ids.version.empty()) return fail(ErrorKind::invalid_input, "the file has no version line");
   return ids;
+}
+
+std::optional<std::string> parse_pci_address(std::string_view text) {
+  // [domain:]bus:device.function, with 4, 2, 2 and 1 hex digits (domains may be wider on some
+  // systems: up to 8).
+  auto hex = [](std::string_view part, std::size_t min, std::size_t max) {
+    return part.size() >= min && part.size() <= max &&
+           std::all_of(part.begin(), part.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  std::string_view domain = "0000";
+  auto first = text.find(':');
+  auto second = first == std::string_view::npos ? std::string_view::npos : text.find(':', first + 1);
+  if (second != std::string_view::npos) {
+    domain = text.substr(0, first);
+    text = text.substr(first + 1);
+  }
+  auto colon = text.find(':');
+  auto dot = text.find('.');
+  if (colon == std::string_view::npos || dot == std::string_view::npos || dot < colon) return std::nullopt;
+  std::string_view bus = text.substr(0, colon), device = text.substr(colon + 1, dot - colon - 1), function = text.substr(dot + 1);
+  if (!hex(domain, 4, 8) || !hex(bus, 2, 2) || !hex(device, 2, 2) || !hex(function, 1, 1)) return std::nullopt;
+  std::string out = fmt::format("{}:{}:{}.{}", domain, bus, device, function);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
 }
 
 std::map<std::string, std::string> parse_key_values(std::string_view text) {

@@ -2,6 +2,7 @@
 // Parsers of the text files detection reads. Malformed input yields an error, never a crash.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ struct AmdgpuIds {
   const AmdgpuIdEntry* find(std::uint32_t device_id, std::uint32_t revision) const;
 };
 Result<AmdgpuIds> parse_amdgpu_ids(std::string_view text);
+
+// A PCI function's address as sysfs names it, "0000:03:00.0" (domain:bus:device.function), in
+// the one spelling entries are matched by: lower case, with the domain ("03:00.0" -> "0000:03:00.0").
+// Nothing for text that is not one (a platform device such as "simple-framebuffer.0").
+std::optional<std::string> parse_pci_address(std::string_view text);
 
 // "KEY=VALUE" lines (uevent files, os-release).
 std::map<std::string, std::string> parse_key_values(std::string_view text);

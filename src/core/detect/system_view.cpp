@@ -52,6 +52,14 @@ std::vector<std::string> SystemView::list(const fs::path& path) const {
   return names;
 }
 
+std::optional<fs::path> SystemView::link_target(const fs::path& path) const {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(host_path(path), ec))) return std::nullopt;
+  fs::path target = fs::read_symlink(host_path(path), ec);
+  if (ec) return std::nullopt;
+  return target;
+}
+
 fs::path SystemView::canonical(const fs::path& path) const {
   std::error_code ec;
   fs::path resolved = fs::weakly_canonical(host_path(path), ec);

@@ -28,6 +28,9 @@ class SystemView {
   bool is_directory(const std::filesystem::path& path) const;
   // Names of the entries of a folder, sorted; empty when it does not exist.
   std::vector<std::string> list(const std::filesystem::path& path) const;
+  // The target of a symbolic link as written in it ("../../../0000:03:00.0"); nothing for a path
+  // that is not a link (a copied tree, Windows).
+  std::optional<std::filesystem::path> link_target(const std::filesystem::path& path) const;
   // Where a symbolic link points, resolved within the view (used for /opt/rocm -> rocm-6.4.0).
   std::filesystem::path canonical(const std::filesystem::path& path) const;
   // Which folder or file a path names (volume and file number), links and junctions followed:

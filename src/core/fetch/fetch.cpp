@@ -28,11 +28,13 @@ namespace {
 struct SourceFailure {
   Error error;
   bool fatal = false;  // stop here; do not try further sources
+  std::string brief;   // what this source did, for an error that sums up several sources
 };
 using SourceResult = std::expected<Fetched, SourceFailure>;
 
-std::unexpected<SourceFailure> source_failed(Error error, bool fatal = false) {
-  return std::unexpected(SourceFailure{std::move(error), fatal});
+std::unexpected<SourceFailure> source_failed(Error error, bool fatal = false, std::string brief = {}) {
+  if (brief.empty()) brief = error.message;
+  return std::unexpected(SourceFailure{std::move(error), fatal, std::move(brief)});
 }
 
 std::string describe_size(std::uint64_t bytes) { return fmt::format("{} bytes", bytes); }
@@ -44,15 +46,30 @@ Error incomplete_error(const std::string& url, std::uint64_t got, std::uint64_t 
                {}};
 }
 
-Error mismatch_error(const std::string& source, const Request& request, const std::string& actual,
-                     std::uint64_t actual_size, const std::string& preview) {
+// A source that delivered all it has, fewer bytes than pinned: a truncated copy (or an error page
+// served as the file), which asking it again will not mend.
+SourceFailure short_copy_failure(const std::string& source, const Partial& partial, std::uint64_t pinned) {
+  Error error{ErrorKind::incomplete,
+              fmt::format("incomplete: {} of {} bytes from {}: the copy there ends early", partial.size, pinned, source),
+              "That source holds a truncated file; another mirror, or the same one later, may hold the whole file.",
+              {}};
+  detail::add_text_preview(error, partial.path);
+  return SourceFailure{std::move(error), false,
+                       fmt::format("incomplete: {} of {} bytes (the copy there ends early)", partial.size, pinned)};
+}
+
+SourceFailure mismatch_failure(const std::string& source, const Request& request, const std::string& actual,
+                               const Partial& partial) {
   std::string expected = request.sha256;
   if (request.size) expected += fmt::format(" ({})", describe_size(*request.size));
-  return Error{ErrorKind::integrity,
-               fmt::format("SHA-256 mismatch for {}: expected {}, got {} ({}). The first bytes received were \"{}\"",
-                           source, expected, actual, describe_size(actual_size), preview),
-               {},
-               {}};
+  Error error{ErrorKind::integrity,
+              fmt::format("SHA-256 mismatch for {}: expected {}, got {} ({})", source, expected, actual,
+                          describe_size(partial.size)),
+              {},
+              {}};
+  detail::add_text_preview(error, partial.path);
+  return SourceFailure{std::move(error), false,
+                       fmt::format("SHA-256 mismatch: got {} ({})", actual, describe_size(partial.size))};
 }
 
 // Sleeps in small steps so that Ctrl-C is not held up by a long Retry-After.
@@ -84,16 +101,26 @@ Result<Fetched> commit(Partial& partial, const Cache& cache, const Request& requ
 // Checks a completed partial. Returns the Fetched on success, or the failure for this source.
 SourceResult verify_and_commit(Partial& partial, const Cache& cache, const Request& request, const std::string& source,
                                std::uint64_t transferred, std::uint64_t resumed_from) {
-  std::string actual = partial.hasher.hex_digest();
-  if (actual == request.sha256 && (!request.size || partial.size == *request.size)) {
+  const std::string actual = partial.hasher.hex_digest();
+  const bool digest_matches = actual == request.sha256;
+  if (digest_matches && (!request.size || partial.size == *request.size)) {
     auto done = commit(partial, cache, request, source, transferred, resumed_from);
     if (!done) return source_failed(done.error(), true);
     return *done;
   }
-  Error error = mismatch_error(source, request, actual, partial.size, detail::preview_of(partial.path));
-  spdlog::warn("{}", error.message);
+  SourceFailure failure;
+  if (digest_matches) {
+    // Bytes with the pinned digest are the pinned file; no other source can have other bytes.
+    failure = SourceFailure{detail::wrong_size_pin_error(request, source, partial.size), true, {}};
+    failure.brief = failure.error.message;
+  } else if (request.size && partial.size < *request.size) {
+    failure = short_copy_failure(source, partial, *request.size);
+  } else {
+    failure = mismatch_failure(source, request, actual, partial);
+  }
+  spdlog::warn("{}", failure.error.message);
   detail::discard_partial(partial);  // never leave bytes that failed verification behind
-  return source_failed(std::move(error));
+  return std::unexpected(std::move(failure));
 }
 
 SourceResult try_http_source(const std::string& url, Partial& partial, const Cache& cache, const Request& request,
@@ -188,13 +215,14 @@ Result<std::optional<Fetched>> check_cached(const Cache& cache, const Request& r
   if (!fs::exists(file, ec)) return std::optional<Fetched>();
   auto size = fs::file_size(file, ec);
   if (ec) return std::unexpected(platform::io_error("read the size of", file, ec));
-  bool good = !request.size || size == *request.size;
-  if (good) {
-    auto digest = sha256_file(file);
-    if (!digest) return std::unexpected(digest.error());
-    good = *digest == request.sha256;
+  auto digest = sha256_file(file);
+  if (!digest) return std::unexpected(digest.error());
+  const bool digest_matches = *digest == request.sha256;
+  if (digest_matches && request.size && size != *request.size) {
+    // The cached file is the pinned one (it was verified when it arrived); the pin is not.
+    return std::unexpected(detail::wrong_size_pin_error(request, detail::utf8(file), size));
   }
-  if (good) {
+  if (digest_matches) {
     spdlog::info("{} is in the cache and verified", file);
     return std::optional<Fetched>(Fetched{file, true, detail::utf8(file), 0, 0, size});
   }
@@ -230,15 +258,29 @@ int severity(ErrorKind kind) {
   }
 }
 
-Error combine(std::vector<std::pair<std::string, Error>> failures) {
+struct Failed {
+  std::string source;
+  SourceFailure failure;
+};
+
+// One source's error as it is, or, for several, one message that names the pinned file once and
+// a note per source with what it did.
+Error combine(std::vector<Failed> failures, const Request& request) {
   std::size_t chosen = 0;
   for (std::size_t i = 1; i < failures.size(); ++i) {
-    if (severity(failures[i].second.kind) > severity(failures[chosen].second.kind)) chosen = i;
+    if (severity(failures[i].failure.error.kind) > severity(failures[chosen].failure.error.kind)) chosen = i;
   }
-  Error error = failures[chosen].second;
+  Error error = failures[chosen].failure.error;
   if (failures.size() > 1) {
-    error.notes.insert(error.notes.begin(), fmt::format("all {} sources failed:", failures.size()));
-    for (const auto& [source, e] : failures) error.notes.push_back(fmt::format("{}: {}", source, e.message));
+    std::string pinned = request.sha256;
+    if (request.size) pinned += fmt::format(", {}", describe_size(*request.size));
+    error.message = fmt::format("None of the {} sources gave {} (SHA-256 {})", failures.size(),
+                                request.file_name.empty() ? std::string("the file") : request.file_name, pinned);
+    error.notes.clear();
+    for (const auto& [source, failure] : failures) {
+      error.notes.push_back(fmt::format("{}: {}", source, failure.brief));
+      for (const auto& note : failure.error.notes) error.notes.push_back(fmt::format("{}: {}", source, note));
+    }
   }
   if (error.hint.empty()) {
     switch (error.kind) {
@@ -261,7 +303,7 @@ Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Ca
   std::vector<fs::path> candidates;
   if (!request.file_name.empty()) candidates.push_back(folder / platform::path_from_utf8(request.file_name).filename());
   candidates.push_back(folder / request.sha256);
-  std::vector<std::pair<std::string, Error>> failures;
+  std::vector<Failed> failures;
   for (const auto& candidate : candidates) {
     std::error_code ec;
     if (!fs::is_regular_file(candidate, ec)) continue;
@@ -269,9 +311,9 @@ Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Ca
     auto got = try_local_source(candidate, label, partial, cache, request, options);
     if (got) return *got;
     if (got.error().fatal) return std::unexpected(got.error().error);
-    failures.emplace_back(label, got.error().error);
+    failures.push_back({label, got.error()});
   }
-  if (!failures.empty()) return std::unexpected(combine(std::move(failures)));
+  if (!failures.empty()) return std::unexpected(combine(std::move(failures), request));
   return fail(ErrorKind::not_found,
               fmt::format("{} is not in the offline folder {} (looked for {}{})",
                           request.file_name.empty() ? request.sha256 : request.file_name, folder,
@@ -318,7 +360,7 @@ Result<Fetched> fetch(const Request& request, const Cache& cache, const Options&
   }
   if (auto space = check_free_space(cache, request, partial->size); !space) return std::unexpected(space.error());
 
-  std::vector<std::pair<std::string, Error>> failures;
+  std::vector<Failed> failures;
   for (const auto& url : request.urls) {
     SourceResult got;
     if (url.starts_with("file:")) {
@@ -330,9 +372,9 @@ Result<Fetched> fetch(const Request& request, const Cache& cache, const Options&
     if (got) return *got;
     if (got.error().fatal) return std::unexpected(got.error().error);
     spdlog::info("{} failed: {}", url, got.error().error.message);
-    failures.emplace_back(url, got.error().error);
+    failures.push_back({url, got.error()});
   }
-  return std::unexpected(combine(std::move(failures)));
+  return std::unexpected(combine(std::move(failures), request));
 }
 
 }  // namespace zcuda::fetch

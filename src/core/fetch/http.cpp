@@ -360,12 +360,12 @@ Attempt http_attempt(const std::string& url, Partial& partial, const Request& re
                     Error{ErrorKind::interrupted, fmt::format("Download of {} stopped", url),
                           "The bytes received so far are kept; running the command again resumes the download.", {}});
   } else if (t.stop == Transfer::Stop::too_large) {
-    result = failed(Attempt::Outcome::next_source,
-                    Error{ErrorKind::integrity,
-                          fmt::format("{} sent more than the {} bytes pinned for it; stopped after the first {} bytes. "
-                                      "The first bytes were \"{}\"",
-                                      url, *request.size, partial.size, preview_of(partial.path)),
-                          {}, {}});
+    Error error{ErrorKind::integrity,
+                fmt::format("{} sent more than the {} bytes pinned for it; stopped after the first {} bytes", url,
+                            *request.size, partial.size),
+                {}, {}};
+    add_text_preview(error, partial.path);
+    result = failed(Attempt::Outcome::next_source, std::move(error));
     discard_partial(partial);
   } else if (t.stop == Transfer::Stop::bad_range) {
     result = failed(Attempt::Outcome::restart, Error{ErrorKind::network, "unexpected Content-Range", {}, {}});

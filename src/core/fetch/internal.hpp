@@ -40,9 +40,15 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
 // Deletes the partial's bytes and its validators; the hasher starts over.
 void discard_partial(Partial& partial);
 
-// Up to the first 64 bytes of a file with non-printable bytes escaped, so an HTML error page or
-// a JSON error shows itself in a digest-mismatch message.
-std::string preview_of(const std::filesystem::path& file);
+// The start of a file as one line when it looks like text (an HTML or JSON error page served in
+// place of the file), so it shows itself in an error's notes; nothing for binary bytes, which
+// would only read as escapes.
+std::optional<std::string> text_preview(const std::filesystem::path& file);
+// The note that shows a text preview, when there is one.
+void add_text_preview(Error& error, const std::filesystem::path& file);
+
+// The pinned digest matched bytes of another length: the manifest's size is wrong.
+Error wrong_size_pin_error(const Request& request, const std::string& source, std::uint64_t actual_size);
 
 // Throttled calls of Options::on_progress with a running rate.
 class ProgressReporter {

@@ -62,6 +62,20 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
   std::error_code ec;
   auto source_size = fs::file_size(source, ec);
   if (!ec) attempt.expected_total = source_size;
+  if (!ec && request.size && source_size > *request.size) {
+    // A local file costs nothing to hash whole: its digest tells a wrong file from a wrong pin.
+    auto digest = sha256_file(source);
+    if (!digest && digest.error().kind == ErrorKind::interrupted) {
+      attempt.outcome = Attempt::Outcome::fatal;
+      attempt.error = digest.error();
+      return attempt;
+    }
+    if (digest && *digest == request.sha256) {
+      attempt.outcome = Attempt::Outcome::fatal;
+      attempt.error = wrong_size_pin_error(request, label, source_size);
+      return attempt;
+    }
+  }
   spdlog::info("copying {} into the cache", source);
 
   discard_partial(partial);
@@ -83,9 +97,8 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
     if (request.size && partial.size + n > *request.size) {
       attempt.outcome = Attempt::Outcome::next_source;
       attempt.error = Error{ErrorKind::integrity,
-                            fmt::format("{} is larger than the {} bytes pinned for it. The first bytes are \"{}\"",
-                                        source, *request.size, preview_of(source)),
-                            {}, {}};
+                            fmt::format("{} is larger than the {} bytes pinned for it", source, *request.size), {}, {}};
+      add_text_preview(attempt.error, source);
       out.close();
       discard_partial(partial);
       return attempt;

@@ -1,5 +1,6 @@
 // The partial download beside the cache: its validators (for If-Range), re-hashing it on resume,
-// and the preview shown when a digest does not match.
+// the text preview an error shows, and the error of a wrong size pin.
+#include <algorithm>
 #include <fstream>
 #include <system_error>
 #include <vector>
@@ -83,21 +84,67 @@ void discard_partial(Partial& partial) {
   partial.validators.reset();
 }
 
-std::string preview_of(const fs::path& file) {
+namespace {
+
+// Length of the UTF-8 sequence a lead byte starts, or 0 for a byte that cannot start one.
+std::size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::string> text_preview(const fs::path& file) {
+  constexpr std::size_t kRead = 256, kShown = 120;
   std::ifstream in(file, std::ios::binary);
-  char bytes[64];
-  in.read(bytes, sizeof bytes);
-  std::string out;
-  for (std::streamsize i = 0; i < in.gcount(); ++i) {
-    auto c = static_cast<unsigned char>(bytes[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (c == '"' || c == '\\') out += fmt::format("\\{}", static_cast<char>(c));
-    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else out += fmt::format("\\x{:02x}", c);
+  std::string bytes(kRead, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  std::string line;
+  bool space = false;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+      space = !line.empty();
+      ++i;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f) return std::nullopt;  // control bytes: not text
+    const std::size_t length = sequence_length(c);
+    if (length == 0) return std::nullopt;
+    if (i + length > bytes.size()) break;  // a character cut by the read: text so far
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(bytes[i + k]) & 0xc0) != 0x80) return std::nullopt;
+    }
+    if (line.size() + length > kShown) {
+      line += "…";
+      return line;
+    }
+    if (space) line += ' ';
+    space = false;
+    line.append(bytes, i, length);
+    i += length;
   }
-  return out;
+  if (line.empty()) return std::nullopt;
+  return line;
+}
+
+void add_text_preview(Error& error, const fs::path& file) {
+  if (auto text = text_preview(file)) error.notes.push_back(fmt::format("the response begins: {}", *text));
+}
+
+Error wrong_size_pin_error(const Request& request, const std::string& source, std::uint64_t actual_size) {
+  return Error{ErrorKind::invalid_input,
+               fmt::format("The manifest is wrong: it pins {} at {} bytes, but the file from {} has its SHA-256 {} and "
+                           "{} bytes",
+                           request.file_name.empty() ? std::string("the file") : request.file_name,
+                           request.size.value_or(0), source, request.sha256, actual_size),
+               "The digest matches, so the file is the one pinned and only the manifest's size is wrong: correct "
+               "\"size\" in the manifest (docs/manifest-format.md) or report it.",
+               {}};
 }
 
 void ProgressReporter::report(std::uint64_t received, std::optional<std::uint64_t> total, bool force) {

@@ -7,14 +7,14 @@
 
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/test_hooks.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
 #include "layout.hpp"
-#include "receipt.hpp"
-#include "test_hooks.hpp"
 
 namespace zcuda::install {
 
@@ -104,7 +104,7 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
   out.from_cache = fetched->from_cache;
   out.bytes_transferred = fetched->bytes_transferred;
   out.source = fetched->source;
-  test_hooks::pause_at("fetched", options.cancel);
+  platform::test_hooks::pause_at("fetched", options.cancel);
   if (cancelled(options)) return fail(ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.");
 
   const auto extract_started = Clock::now();
@@ -121,7 +121,7 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
     extract_options.cancel = options.cancel;
     bool first = true;
     extract_options.on_entry = [&](const archive::WrittenEntry&) {
-      if (first) test_hooks::pause_at("extracting", options.cancel);
+      if (first) platform::test_hooks::pause_at("extracting", options.cancel);
       first = false;
     };
     const auto format = a.archive == manifest::ArchiveKind::zip ? archive::Format::zip : archive::Format::tar_gz;
@@ -136,7 +136,7 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
     fs::remove_all(temp, ec);
     return std::unexpected(std::move(error));
   };
-  test_hooks::pause_at("extracted", options.cancel);
+  platform::test_hooks::pause_at("extracted", options.cancel);
   if (cancelled(options)) return abandon(Error{ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.", {}});
   if (auto expected = check_expected(a, temp); !expected) return abandon(expected.error());
 
@@ -144,11 +144,11 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
   out.files = receipt.files.size();
   out.bytes = total_bytes(receipt);
   if (auto placed = swap_into_place(home, a, temp, item.destination); !placed) return abandon(placed.error());
-  test_hooks::pause_at("renamed", options.cancel);
+  platform::test_hooks::pause_at("renamed", options.cancel);
   if (auto written = write_receipt(layout::receipt_path(home, a.component, a.version), receipt); !written) return written;
-  test_hooks::pause_at("receipt-written", options.cancel);
+  platform::test_hooks::pause_at("receipt-written", options.cancel);
   if (auto pointed = layout::write_pointer(home, a.component, a.version); !pointed) return pointed;
-  test_hooks::pause_at("pointer-written", options.cancel);
+  platform::test_hooks::pause_at("pointer-written", options.cancel);
   out.extract_seconds = seconds_since(extract_started);
   return {};
 }
@@ -258,7 +258,7 @@ Result<Report> run(const Plan& plan, const app::Home& home, const Options& optio
     auto taken = take_lock(home, options);
     if (!taken) return std::unexpected(taken.error());
     lock = std::move(*taken);
-    test_hooks::pause_at("locked", options.cancel);
+    platform::test_hooks::pause_at("locked", options.cancel);
     layout::remove_leftovers(home);
   }
   for (const auto& item : plan.items) {

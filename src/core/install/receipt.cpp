@@ -1,4 +1,4 @@
-#include "receipt.hpp"
+#include <zcuda/install/receipt.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -7,10 +7,13 @@
 #include <fmt/format.h>
 
 #include <zcuda/core/json_text.hpp>
+#include <zcuda/core/record.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/utf8.hpp>
+
+#include "layout.hpp"
 
 namespace zcuda::install {
 
@@ -53,7 +56,7 @@ Receipt make_receipt(const manifest::Artifact& artifact, std::vector<archive::Wr
   return r;
 }
 
-json to_json(const Receipt& r) {
+void to_json(json& out, const Receipt& r) {
   json files = json::array();
   for (const auto& f : r.files) {
     json item = {{"path", f.path}, {"type", type_name(f.type)}};
@@ -65,64 +68,74 @@ json to_json(const Receipt& r) {
     }
     files.push_back(std::move(item));
   }
-  return {{"schema", kReceiptSchema},
-          {"id", r.id},
-          {"component", r.component},
-          {"version", r.version},
-          {"sha256", r.sha256},
-          {"archive", r.archive},
-          {"root", r.root ? json(*r.root) : json(nullptr)},
-          {"source", r.source},
-          {"installed_at", r.installed_at},
-          {"zcuda_version", r.zcuda_version},
-          {"manifest_entry", r.entry},
-          {"files", std::move(files)}};
+  out = {{"schema", kReceiptSchema},
+         {"id", r.id},
+         {"component", r.component},
+         {"version", r.version},
+         {"sha256", r.sha256},
+         {"archive", r.archive},
+         {"root", r.root ? json(*r.root) : json(nullptr)},
+         {"source", r.source},
+         {"installed_at", r.installed_at},
+         {"zcuda_version", r.zcuda_version},
+         {"manifest_entry", r.entry},
+         {"files", std::move(files)}};
+}
+
+void from_json(const json& in, Receipt& r) {
+  if (in.at("schema").get<int>() != kReceiptSchema) {
+    throw json::other_error::create(501, fmt::format("receipt schema {} (this zcuda reads {})", in.at("schema").dump(), kReceiptSchema), &in);
+  }
+  r = Receipt{};
+  r.id = in.at("id").get<std::string>();
+  r.component = in.at("component").get<std::string>();
+  r.version = in.at("version").get<std::string>();
+  r.sha256 = in.at("sha256").get<std::string>();
+  r.archive = in.at("archive").get<std::string>();
+  if (in.at("root").is_string()) r.root = in.at("root").get<std::string>();
+  r.source = in.at("source").get<std::string>();
+  r.installed_at = in.at("installed_at").get<std::string>();
+  r.zcuda_version = in.at("zcuda_version").get<std::string>();
+  r.entry = in.at("manifest_entry");
+  for (const auto& item : in.at("files")) {
+    archive::WrittenEntry f;
+    f.path = item.at("path").get<std::string>();
+    // Never follow a receipt outside its folder.
+    if (!manifest::is_safe_relative_path(f.path)) {
+      throw json::other_error::create(502, fmt::format("the receipt names \"{}\", which leaves its folder", f.path), &item);
+    }
+    const std::string type = item.at("type").get<std::string>();
+    if (type == "file") {
+      f.type = Type::file;
+      f.size = item.at("size").get<std::uint64_t>();
+      f.sha256 = item.at("sha256").get<std::string>();
+    } else if (type == "directory") {
+      f.type = Type::directory;
+    } else if (type == "symlink") {
+      f.type = Type::symlink;
+      f.link_target = item.at("target").get<std::string>();
+    } else {
+      throw json::other_error::create(503, fmt::format("unknown entry type \"{}\"", type), &item);
+    }
+    r.files.push_back(std::move(f));
+  }
 }
 
 std::optional<Receipt> read_receipt(const fs::path& file) {
   auto text = platform::read_file(file, 256u << 20);
   if (!text) return std::nullopt;
-  json doc = json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", 0) != kReceiptSchema) return std::nullopt;
-  try {
-    Receipt r;
-    r.id = doc.at("id").get<std::string>();
-    r.component = doc.at("component").get<std::string>();
-    r.version = doc.at("version").get<std::string>();
-    r.sha256 = doc.at("sha256").get<std::string>();
-    r.archive = doc.at("archive").get<std::string>();
-    if (doc.at("root").is_string()) r.root = doc.at("root").get<std::string>();
-    r.source = doc.value("source", "");
-    r.installed_at = doc.value("installed_at", "");
-    r.zcuda_version = doc.value("zcuda_version", "");
-    r.entry = doc.value("manifest_entry", json::object());
-    for (const auto& item : doc.at("files")) {
-      archive::WrittenEntry f;
-      f.path = item.at("path").get<std::string>();
-      if (!manifest::is_safe_relative_path(f.path)) return std::nullopt;  // never follow a receipt outside its folder
-      const std::string type = item.at("type").get<std::string>();
-      if (type == "file") {
-        f.type = Type::file;
-        f.size = item.at("size").get<std::uint64_t>();
-        f.sha256 = item.at("sha256").get<std::string>();
-      } else if (type == "directory") {
-        f.type = Type::directory;
-      } else if (type == "symlink") {
-        f.type = Type::symlink;
-        f.link_target = item.at("target").get<std::string>();
-      } else {
-        return std::nullopt;
-      }
-      r.files.push_back(std::move(f));
-    }
-    return r;
-  } catch (const json::exception&) {
-    return std::nullopt;  // a damaged receipt means "not installed"; the next install rewrites it
-  }
+  // A damaged receipt means "not installed"; the next install rewrites it.
+  auto receipt = parse_record_text<Receipt>(*text, "receipt");
+  if (!receipt) return std::nullopt;
+  return std::move(*receipt);
+}
+
+std::optional<Receipt> read_receipt(const app::Home& home, const std::string& component, const std::string& version) {
+  return read_receipt(layout::receipt_path(home, component, version));
 }
 
 Status write_receipt(const fs::path& file, const Receipt& receipt) {
-  return platform::write_file_atomic(file, json_text(to_json(receipt), 1) + "\n");
+  return platform::write_file_atomic(file, json_text(json(receipt), 1) + "\n");
 }
 
 bool same_artifact(const Receipt& r, const manifest::Artifact& a) {

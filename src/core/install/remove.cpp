@@ -3,12 +3,12 @@
 
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/install/install.hpp>
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/test_hooks.hpp>
 
 #include "layout.hpp"
-#include "receipt.hpp"
-#include "test_hooks.hpp"
 
 namespace zcuda::install {
 
@@ -43,7 +43,7 @@ Status remove_version(const app::Home& home, const Receipt& r, const Options& op
   if (fs::exists(fs::symlink_status(dir, ec))) {
     const fs::path doomed = layout::temp_sibling(home, r.component, r.version, "del");
     if (auto moved = platform::rename_with_retry(dir, doomed); !moved) return moved;
-    test_hooks::pause_at("remove-renamed", options.cancel);
+    platform::test_hooks::pause_at("remove-renamed", options.cancel);
     fs::remove_all(doomed, ec);
     if (ec) spdlog::warn("could not delete {}: {} (the next install removes it)", doomed.string(), ec.message());
   }

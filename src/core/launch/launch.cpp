@@ -2,15 +2,10 @@
 #include <zcuda/launch/launch.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/utf8.hpp>
 
@@ -153,17 +148,26 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   }
   if (options.device) set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
 
-  std::vector<fs::path> first = {plan.target.parent_path(), runtime};
-  if (hip) first.push_back(*hip / "bin");
-  if (options.libtorch) {
-    first.push_back(*options.libtorch / "lib");
-    first.push_back(*options.libtorch / "bin");
-  }
-  set("PATH", prepend(first, lookup(base, "PATH", os), os),
-      "program folder, runtime, HIP bin and LibTorch first, ahead of other CUDA installations");
-  if (os == Os::linux) {
-    set("LD_LIBRARY_PATH", prepend({runtime}, lookup(base, "LD_LIBRARY_PATH", os), os),
-        "the dynamic loader finds ZLUDA's libcuda.so.1 before any other");
+  if (os == Os::windows) {
+    // Windows looks for a DLL in the program's folder, the system folders, then PATH, and so do
+    // the programs it starts (which live elsewhere): the program's folder and ZLUDA's, HIP's and
+    // LibTorch's DLLs must come first on PATH, ahead of an NVIDIA CUDA installation's.
+    std::vector<fs::path> first = {plan.target.parent_path(), runtime};
+    if (hip) first.push_back(*hip / "bin");
+    if (options.libtorch) {
+      first.push_back(*options.libtorch / "lib");
+      first.push_back(*options.libtorch / "bin");
+    }
+    set("PATH", prepend(first, lookup(base, "PATH", os), os),
+        "Windows finds DLLs on PATH (after the program's and the system's folders), and so do the programs "
+        "it starts: the program's folder, the runtime, HIP's bin and LibTorch go ahead of other CUDA installations");
+  } else {
+    // Linux finds libraries through LD_LIBRARY_PATH; PATH only picks programs (a venv's python, a
+    // toolchain), so it stays exactly as the user has it.
+    std::vector<fs::path> libraries = {runtime};
+    if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
+    set("LD_LIBRARY_PATH", prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os),
+        "the dynamic loader finds ZLUDA's libcuda.so.1 (and LibTorch's libraries) before any other");
     std::error_code ec;
     if (fs::exists(runtime / "zluda_ld", ec)) {
       auto before = lookup(base, "LD_AUDIT", os);
@@ -211,41 +215,6 @@ nlohmann::json to_json(const LaunchPlan& plan) {
           {"through_launcher", plan.through_launcher},
           {"args", plan.args},
           {"environment", changes}};
-}
-
-Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
-  using nlohmann::json;
-  json changes = json::array();
-  for (const auto& c : r.changes) changes.push_back({{"name", c.name}, {"value", c.after}});
-  json out = {{"schema", 1},
-              {"started", r.started},
-              {"seconds", r.seconds},
-              {"exit_code", r.exit_code},
-              {"signal", r.signal ? json(*r.signal) : json(nullptr)},
-              {"program", r.program},
-              {"arg_count", r.arg_count},
-              {"runtime", {{"dir", r.runtime_dir}, {"chosen_by", r.runtime_chosen_by}, {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
-              {"zcuda", r.zcuda_version},
-              {"staged", r.staged},
-              {"environment", changes}};
-  const auto now = std::chrono::system_clock::now();
-  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
-  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
-  const fs::path file = home.state / "runs" / fmt::format("{}-{:09}.json", stamp, unique);
-  // Written whole then renamed, but not flushed to disk: a record lost to a power cut is not
-  // worth an fsync on every launch.
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  if (ec) return std::unexpected(platform::io_error("create folder", file.parent_path(), ec));
-  fs::path temp = file;
-  temp += ".tmp";
-  {
-    std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
-    stream << json_text(out) << "\n";
-    if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
-  }
-  if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());
-  return file;
 }
 
 }  // namespace zcuda::launch

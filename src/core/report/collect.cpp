@@ -1,6 +1,6 @@
 // Gathers the report: system, detect profile, installs with an integrity check, the last verify
-// results, recent runs and an allowlist of environment variables.
-#include <zcuda/platform/utf8.hpp>
+// results, recent runs and an allowlist of environment variables. Receipts, verify results and
+// run records are read through their writers' own JSON forms.
 #include <zcuda/report/report.hpp>
 
 #include <zcuda/bench/record.hpp>
@@ -15,23 +15,19 @@
 #include <zcuda/core/version.hpp>
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/fetch/fetch.hpp>
+#include <zcuda/install/receipt.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/system_info.hpp>
+#include <zcuda/platform/utf8.hpp>
+#include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::optional<nlohmann::json> read_json(const fs::path& file) {
-  auto text = platform::read_file(file, 64u << 20);
-  if (!text) return std::nullopt;
-  auto parsed = nlohmann::json::parse(*text, nullptr, false);
-  if (parsed.is_discarded()) return std::nullopt;
-  return parsed;
-}
 
 bool allowed_variable(const std::string& name) {
   static const char* prefixes[] = {"HIP_", "ROCR_", "ROCBLAS_", "HIPBLASLT_", "ZLUDA_", "TORCH_", "HSA_", "MIOPEN_", "CUDA_"};
@@ -83,47 +79,45 @@ nlohmann::json installs_section(const CollectOptions& options) {
   std::error_code ec;
   for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_directory()) continue;
-    nlohmann::json component = {{"component", it->path().filename().string()}};
+    const std::string name = platform::path_to_utf8(it->path().filename());
+    nlohmann::json component = {{"component", name}};
     auto current = platform::read_file(it->path() / "current", 4096);
     std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
     component["current"] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
-    // docs/install.md: installs/<component>/<version>.receipt.json beside the version folder.
-    auto receipt = version.empty() ? std::nullopt : read_json(it->path() / platform::path_from_utf8(version + ".receipt.json"));
+    auto receipt = version.empty() ? std::nullopt : install::read_receipt(options.home, name, version);
     if (!receipt) {
       component["receipt"] = nullptr;
       component["integrity"] = version.empty() ? "no current version" : "no receipt";
       components.push_back(component);
       continue;
     }
-    const auto entry = receipt->value("manifest_entry", nlohmann::json::object());
-    component["artifact"] = {{"id", receipt->value("id", "")},
-                             {"version", receipt->value("version", "")},
-                             {"sha256", receipt->value("sha256", "")},
-                             {"url", entry.value("url", "")},
-                             {"source", receipt->value("source", "")},
-                             {"installed_at", receipt->value("installed_at", "")}};
+    component["artifact"] = {{"id", receipt->id},
+                             {"version", receipt->version},
+                             {"sha256", receipt->sha256},
+                             {"url", receipt->entry.value("url", "")},
+                             {"source", receipt->source},
+                             {"installed_at", receipt->installed_at}};
     std::size_t checked = 0, missing = 0, changed = 0;
     nlohmann::json problems = nlohmann::json::array();
-    for (const auto& file : receipt->value("files", nlohmann::json::array())) {
-      if (file.value("type", "file") != "file") continue;  // folders and links carry no digest
-      std::string rel = file.value("path", "");
-      fs::path path = it->path() / platform::path_from_utf8(version) / platform::path_from_utf8(rel);
+    for (const auto& file : receipt->files) {
+      if (file.type != archive::WrittenEntry::Type::file) continue;  // folders and links carry no digest
+      fs::path path = it->path() / platform::path_from_utf8(version) / platform::path_from_utf8(file.path);
       ++checked;
       std::error_code fec;
       auto size = fs::file_size(path, fec);
       if (fec) {
         ++missing;
-        if (problems.size() < 20) problems.push_back({{"path", rel}, {"problem", "missing"}});
+        if (problems.size() < 20) problems.push_back({{"path", file.path}, {"problem", "missing"}});
         continue;
       }
-      bool differs = file.contains("size") && file["size"].is_number_unsigned() && file["size"].get<std::uint64_t>() != size;
-      if (!differs && options.hash_installed_files && file.contains("sha256")) {
+      bool differs = file.size != size;
+      if (!differs && options.hash_installed_files) {
         auto digest = fetch::sha256_file(path);
-        differs = !digest || *digest != file["sha256"].get<std::string>();
+        differs = !digest || *digest != file.sha256;
       }
       if (differs) {
         ++changed;
-        if (problems.size() < 20) problems.push_back({{"path", rel}, {"problem", "changed"}});
+        if (problems.size() < 20) problems.push_back({{"path", file.path}, {"problem", "changed"}});
       }
     }
     component["integrity"] = missing + changed == 0 ? "ok" : "damaged";
@@ -136,18 +130,16 @@ nlohmann::json installs_section(const CollectOptions& options) {
   return components;
 }
 
+// The last verify results as verify wrote them; an object with `error` when they cannot be read.
+nlohmann::json verify_section(const CollectOptions& options) {
+  auto last = verify::load_last(options.home);
+  if (!last) return {{"error", last.error().message}};
+  return *last ? nlohmann::json(**last) : nlohmann::json(nullptr);
+}
+
 nlohmann::json runs_section(const CollectOptions& options) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::directory_iterator it(options.home.state / "runs", ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json") files.push_back(it->path());
-  }
-  // Run records are named by time, so the newest sort last.
-  std::sort(files.begin(), files.end());
   nlohmann::json runs = nlohmann::json::array();
-  for (auto it = files.rbegin(); it != files.rend() && runs.size() < options.max_runs; ++it) {
-    if (auto run = read_json(*it)) runs.push_back(*run);
-  }
+  for (const auto& record : launch::recent_run_records(options.home, options.max_runs)) runs.push_back(record);
   return runs;
 }
 
@@ -162,7 +154,7 @@ nlohmann::json bench_section(const CollectOptions& options) {
 }  // namespace
 
 Redactor redactor_for(const CollectOptions& options) {
-  return options.redact ? Redactor::for_machine(platform::system_info()) : Redactor::disabled();
+  return options.redact ? Redactor::for_machine(platform::system_info(), options.environment) : Redactor::disabled();
 }
 
 Result<nlohmann::json> collect(const CollectOptions& options) {
@@ -187,8 +179,7 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
     report["detect"] = {{"error", profile.error().message}};
   }
   report["installs"] = installs_section(options);
-  auto verify = read_json(options.home.state / "verify" / "last.json");
-  report["verify"] = verify ? *verify : nlohmann::json(nullptr);
+  report["verify"] = verify_section(options);
   report["bench"] = bench_section(options);
   report["application_verified"] = options.application_verified || bench::any_output_verified(options.home);
   report["level"] = evidence_level(report);
@@ -196,7 +187,7 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["environment"] = environment_section(options.environment, options.redact);
   report["redacted"] = options.redact;
 
-  Redactor redactor = options.redact ? Redactor::for_machine(system) : Redactor::disabled();
+  Redactor redactor = options.redact ? Redactor::for_machine(system, options.environment) : Redactor::disabled();
   redactor.apply(report);
   return report;
 }

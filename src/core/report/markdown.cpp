@@ -1,10 +1,15 @@
 // Markdown for a GitHub issue: a short summary table, then collapsible <details> sections.
 #include <zcuda/report/report.hpp>
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include <zcuda/core/json_text.hpp>
+#include <zcuda/core/record.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/ui/units.hpp>
+#include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
 
@@ -47,10 +52,21 @@ std::string gpu_line(const nlohmann::json& g) {
   return line;
 }
 
-std::string verify_summary(const nlohmann::json& verify) {
-  if (verify.is_null()) return "not run";
+// The report holds the last verify results in verify's own JSON form, or an object with `error`.
+Result<std::optional<verify::Report>> verify_results(const nlohmann::json& report) {
+  const auto& saved = report.value("verify", nlohmann::json(nullptr));
+  if (saved.is_null()) return std::optional<verify::Report>();
+  if (saved.is_object() && saved.size() == 1 && saved.contains("error")) return fail(ErrorKind::invalid_input, str(saved, "error"));
+  auto parsed = parse_record<verify::Report>(saved, "verify result");
+  if (!parsed) return std::unexpected(parsed.error());
+  return std::optional<verify::Report>(std::move(*parsed));
+}
+
+std::string verify_summary(const Result<std::optional<verify::Report>>& saved) {
+  if (!saved) return "unreadable";
+  if (!*saved) return "not run";
   std::map<std::string, int> counts;
-  for (const auto& c : verify.value("checks", nlohmann::json::array())) counts[c.value("status", "?")]++;
+  for (const auto& c : (*saved)->checks) counts[c.status]++;
   std::string out;
   for (const auto& [status, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, status);
   return out.empty() ? "no checks" : out;
@@ -82,7 +98,8 @@ std::string render_markdown(const nlohmann::json& r) {
     installed += fmt::format("{}{} {} ({})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
   }
   out += fmt::format("| Installed | {} |\n", cell(installed.empty() ? "nothing installed by zcuda" : installed));
-  out += fmt::format("| Verify | {} |\n", cell(verify_summary(r.value("verify", nlohmann::json(nullptr)))));
+  const auto saved_verify = verify_results(r);
+  out += fmt::format("| Verify | {} |\n", cell(verify_summary(saved_verify)));
   const auto level = evidence_level(r);
   std::string level_text = str(level, "label") + ": " + str(level, "meaning");
   if (!level.value("reason", "").empty()) level_text += " (" + str(level, "reason") + ")";
@@ -126,23 +143,31 @@ std::string render_markdown(const nlohmann::json& r) {
   }
   out += details("Installed components", installs.empty() ? "Nothing installed by zcuda." : installs);
 
-  const auto& verify = r.value("verify", nlohmann::json(nullptr));
-  if (verify.is_null()) {
+  if (!saved_verify) {
+    out += details("Verify", "The saved verify results could not be read: " + saved_verify.error().message);
+  } else if (!*saved_verify) {
     out += details("Verify", "`zcuda verify` has not been run on this machine.");
   } else {
-    std::string v = fmt::format("Stack: {}; device: {}\n\n| check | status | detail | library |\n|---|---|---|---|\n", str(verify, "stack"), cell(str(verify, "device")));
-    for (const auto& c : verify.value("checks", nlohmann::json::array())) {
-      std::string lib;
-      auto libs = c.value("libraries", nlohmann::json::array());
-      if (!libs.empty()) lib = libs[0].is_object() ? str(libs[0], "path") : json_text(libs[0], -1);
-      v += fmt::format("| {} | {} | {} | {} |\n", str(c, "name"), str(c, "status"), cell(str(c, "detail", "")), cell(lib));
+    const verify::Report& v = **saved_verify;
+    std::string text = fmt::format("Stack: {}; device: {}\n\n| check | status | detail | library |\n|---|---|---|---|\n", v.stack(),
+                                   cell(v.device().empty() ? "—" : v.device()));
+    for (const auto& c : v.checks) {
+      const std::string lib = c.libraries.empty() ? "" : c.libraries.front().path;
+      text += fmt::format("| {} | {} | {} | {} |\n", c.name, c.status, cell(c.detail), cell(lib));
     }
-    out += details("Verify results", v);
+    out += details("Verify results", text);
   }
 
   std::string runs;
   for (const auto& run : r.value("runs", nlohmann::json::array())) {
-    runs += fmt::format("- {} `{}`: exit {} after {} s\n", str(run, "started_utc", str(run, "time").c_str()), cell(str(run, "program")), str(run, "exit_code"), str(run, "duration_s", str(run, "seconds").c_str()));
+    auto record = parse_record<launch::RunRecord>(run, "run record");
+    if (!record) {
+      runs += fmt::format("- (a run record that cannot be read: {})\n", cell(record.error().message));
+      continue;
+    }
+    runs += fmt::format("- {} `{}`: {} after {} s\n", record->started_utc, cell(record->program),
+                        record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code),
+                        record->seconds);
   }
   out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);
 

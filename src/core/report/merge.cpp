@@ -12,7 +12,9 @@
 #include <zcuda/bench/record.hpp>
 #include <zcuda/core/json_text.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/core/record.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
 
@@ -23,13 +25,6 @@ namespace {
 std::string text(const nlohmann::json& j, const char* key, const char* absent = "unknown") {
   auto it = j.find(key);
   return it != j.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : absent;
-}
-
-// Core as the result recorded it; results saved before that field existed, by this zcuda's table.
-bool is_core(const nlohmann::json& check, const std::string& name) {
-  if (check.contains("core") && check["core"].is_boolean()) return check["core"].get<bool>();
-  const auto* spec = verify::find_check(name);
-  return spec != nullptr && spec->core;
 }
 
 std::string zluda_build(const nlohmann::json& report) {
@@ -82,7 +77,13 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       return fail(ErrorKind::invalid_input, fmt::format("{} has report schema {}, this zcuda reads {}", file, report["schema"].dump(), kReportSchema));
     }
     const auto& detect = report.value("detect", nlohmann::json::object());
-    const auto& verify = report.value("verify", nlohmann::json(nullptr));
+    // The verify results in verify's own JSON form (absent, or an `error` object, when there are none).
+    std::optional<verify::Report> results;
+    if (const auto& saved = report.value("verify", nlohmann::json(nullptr)); saved.is_object() && !saved.contains("error")) {
+      auto parsed = parse_record<verify::Report>(saved, "verify result");
+      if (!parsed) return fail(ErrorKind::invalid_input, fmt::format("{}: {}", file, parsed.error().message));
+      results = std::move(*parsed);
+    }
     std::string driver = text(detect.value("driver", nlohmann::json::object()), "adrenalin_version", "");
     if (driver.empty()) driver = text(detect.value("driver", nlohmann::json::object()), "version");
     std::string hip = detect.value("hip", nlohmann::json(nullptr)).is_object() ? text(detect["hip"], "version") : "none";
@@ -98,19 +99,17 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       arch_status[gfx] = text(gpu, "status");
       bool core_failed = false;
       int driver_pass = 0, cublas_pass = 0;
-      for (const auto& check : verify.is_null() ? nlohmann::json::array() : verify.value("checks", nlohmann::json::array())) {
-        std::string name = text(check, "name");
-        std::string status = text(check, "status");
-        check_names.insert(name);
-        row.checks[name][status]++;
-        if (is_core(check, name)) {
+      for (const auto& check : results ? results->checks : std::vector<verify::CheckResult>{}) {
+        check_names.insert(check.name);
+        row.checks[check.name][check.status]++;
+        if (check.core) {
           // A stub that says "not supported" is honest; wrong numbers, errors and crashes are not.
-          core_failed = core_failed || (status != "pass" && status != "unsupported");
-          driver_pass += status == "pass" && name.rfind("driver.", 0) == 0;
-          cublas_pass += status == "pass" && name.rfind("cublas.", 0) == 0;
+          core_failed = core_failed || (check.status != "pass" && check.status != "unsupported");
+          driver_pass += check.status == "pass" && check.name.starts_with("driver.");
+          cublas_pass += check.status == "pass" && check.name.starts_with("cublas.");
         }
       }
-      bool on_zluda = !verify.is_null() && text(verify, "stack") == "zluda";
+      bool on_zluda = results && results->stack() == "zluda";
       if (on_zluda && !core_failed && driver_pass > 0 && cublas_pass > 0) evidence[gfx].first++;
       if (on_zluda && core_failed) evidence[gfx].second++;
 

@@ -1,6 +1,10 @@
 #include <zcuda/report/redact.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
+
+#include <zcuda/platform/os.hpp>
 
 namespace zcuda::report {
 
@@ -31,7 +35,7 @@ std::string path_pattern(std::string_view folder) {
 
 }  // namespace
 
-Redactor Redactor::for_machine(const platform::SystemInfo& info) {
+Redactor Redactor::for_machine(const platform::SystemInfo& info, const platform::Environment& environment) {
   Redactor r(true);
   const auto icase = std::regex::ECMAScript | std::regex::icase;
   auto add = [&](const std::string& pattern, std::string replacement, std::regex::flag_type flags = std::regex::ECMAScript) {
@@ -49,11 +53,34 @@ Redactor Redactor::for_machine(const platform::SystemInfo& info) {
   add(R"(((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"',;&]+)", "$1$2<redacted>", icase);
   add(R"([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})", "<email>");
   if (info.home_folder.size() > 1) add(path_pattern(info.home_folder), "<home>", icase);
+  auto account_variable = [&](const char* name) -> std::string {
+    auto key = platform::variable_key(environment, name, platform::current_os());
+    return key ? environment.at(*key) : std::string();
+  };
+  if (auto profile = account_variable("USERPROFILE"); profile.size() > 3) add(path_pattern(profile), "<home>", icase);
+  // Any user's home folder, this account's or not: /home/NAME, /Users/NAME, X:\Users\NAME, with
+  // either slash or JSON's doubled backslashes. A name may hold single spaces ("C:\Users\Jane
+  // Doe\..."). The shared folders of every machine stay.
+  const std::string slash = R"((?:/|\\{1,2}))";
+  const std::string word = R"([^/\\\s"'<>|:*?]+)";
+  add("(?:[A-Za-z]:" + slash + "Users|/Users|/home)" + slash +
+          R"((?!(?:Public|Default|Default User|All Users|Shared)(?:[/\\"'<>\s]|$)))" + "(?:" + word + "(?: " + word +
+          R"()*(?=[/\\])|)" + word + ")",
+      "<home>", icase);
   // Short names ("vm") match ordinary words when case is ignored: those match exactly.
   if (!info.host_name.empty() && info.host_name != "localhost") {
     add("\\b" + escape_regex(info.host_name) + "\\b", "<host>", info.host_name.size() >= 4 ? icase : std::regex::ECMAScript);
   }
-  if (info.user_name.size() >= 2) add("\\b" + escape_regex(info.user_name) + "\\b", "<user>");
+  std::vector<std::string> accounts = {info.user_name, account_variable("USER"), account_variable("LOGNAME"),
+                                       account_variable("USERNAME")};
+  // Longer names first ("alice2" before "alice"); equal ones side by side for unique().
+  std::sort(accounts.begin(), accounts.end(), [](const auto& a, const auto& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
+  accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
+  for (const auto& account : accounts) {
+    if (account.size() >= 2) add("\\b" + escape_regex(account) + "\\b", "<user>");
+  }
   return r;
 }
 

@@ -30,7 +30,7 @@ Result<LaunchStaging> stage_for_launch(const fs::path& program, const fs::path& 
   }
   for (const auto& n : result->plan.names) {
     if (n.service == Service::no_backend || n.service == Service::not_in_runtime || n.service == Service::stub) {
-      out.notices.push_back(fmt::format("warning: {}: {}", n.name, n.note));
+      out.warnings.push_back(fmt::format("{}: {}", n.name, n.note));
     }
   }
   out.result = std::move(*result);

@@ -11,9 +11,8 @@
 
 namespace zcuda::stage::detail {
 
-// Test hook: with ZCUDA_TEST_CRASH_AFTER_STEP=N the process exits at once (std::_Exit(99), no
-// clean-up, as if killed) at the N-th change to the folder or the journal. Used by the tests
-// that interrupt a stage at every step.
+// Before each change to the folder or the journal: the test hook that interrupts a stage at
+// every step (platform/test_hooks.hpp, ZCUDA_TEST_CRASH_AFTER_STEP); nothing in a release build.
 void crash_point();
 
 std::filesystem::path temp_path(const std::filesystem::path& target);  // "<target>.zcuda-new"

@@ -1,6 +1,5 @@
 // Undoing stage steps: shared by unstage and by the recovery of an interrupted stage.
 #include <chrono>
-#include <cstdlib>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/test_hooks.hpp>
 
 #include <zcuda/fetch/fetch.hpp>
 #include "steps.hpp"
@@ -31,14 +31,7 @@ void remove_empty_folders(const fs::path& dir) {
 
 namespace detail {
 
-void crash_point() {
-  static const long limit = [] {
-    auto value = platform::get_env("ZCUDA_TEST_CRASH_AFTER_STEP");
-    return value ? std::strtol(value->c_str(), nullptr, 10) : -1L;
-  }();
-  static long count = 0;
-  if (limit > 0 && ++count == limit) std::_Exit(99);
-}
+void crash_point() { platform::test_hooks::crash_point(); }
 
 fs::path temp_path(const fs::path& target) {
   fs::path temp = target;

@@ -5,11 +5,11 @@
 
 namespace zcuda::ui {
 
-Style Style::for_stdout(ColorMode mode) {
+Style Style::for_stream(std::FILE* stream, ColorMode mode) {
   if (mode == ColorMode::never) return Style(false);
   if (auto no_color = platform::get_env("NO_COLOR"); no_color && !no_color->empty()) return Style(false);
   if (mode == ColorMode::always) return Style(true);
-  return Style(platform::is_terminal(stdout));
+  return Style(platform::is_terminal(stream));
 }
 
 std::string Style::wrap(std::string_view code, std::string_view text) const {

@@ -3,10 +3,17 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include <zcuda/core/json_text.hpp>
+#include <zcuda/core/path_format.hpp>
+#include <zcuda/core/record.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::verify {
+
+using nlohmann::json;
 
 std::string Report::stack() const {
   for (const auto& c : checks) {
@@ -22,66 +29,138 @@ std::string Report::device() const {
   return {};
 }
 
-bool Report::passed() const {
-  for (const auto& c : checks) {
-    if ((c.core || explicit_selection) && c.status != "pass") return false;
-  }
-  return true;
-}
+bool Report::passed() const { return summarize(*this).passed; }
 
 nlohmann::json Report::level_json() const {
   return ladder::to_json(ladder::assess(ladder::outcomes(checks), application_verified));
 }
 
-nlohmann::json Report::to_json() const {
-  nlohmann::json runtime_json = {{"kind", runtime.kind},
-                                 {"dir", runtime.dir ? nlohmann::json(runtime.dir->string()) : nlohmann::json(nullptr)},
-                                 {"chosen_by", runtime.chosen_by},
-                                 {"launch", launch_method}};
-  if (!runtime.version.empty()) runtime_json["version"] = runtime.version;
+Summary summarize(const Report& report) {
+  Summary s;
+  s.explicit_selection = report.explicit_selection;
+  for (const auto& c : report.checks) {
+    if (c.core || report.explicit_selection) {
+      ++s.counted;
+      ++s.statuses[c.status];
+      if (c.status == "pass") ++s.counted_passed;
+      else s.passed = false;
+    } else {
+      ++s.others[c.status];
+    }
+  }
+  return s;
+}
 
-  nlohmann::json list = nlohmann::json::array();
-  std::map<std::string, int> counts;
-  for (const auto& c : checks) {
-    ++counts[c.status];
-    nlohmann::json libs = nlohmann::json::array();
+namespace {
+
+constexpr const char* kCountedCore = "core checks";
+constexpr const char* kCountedSelected = "selected checks";
+
+template <class T>
+std::optional<T> optional_at(const json& in, const char* key) {
+  const auto& value = in.at(key);
+  return value.is_null() ? std::nullopt : std::optional<T>(value.get<T>());
+}
+
+}  // namespace
+
+void to_json(json& out, const Report& r) {
+  const Summary summary = summarize(r);
+  json runtime = {{"kind", r.runtime.kind},
+                  {"dir", r.runtime.dir ? json(platform::path_to_utf8(*r.runtime.dir)) : json(nullptr)},
+                  {"chosen_by", r.runtime.chosen_by},
+                  {"launch", r.launch_method}};
+  if (!r.runtime.version.empty()) runtime["version"] = r.runtime.version;
+
+  json list = json::array();
+  for (const auto& c : r.checks) {
+    json libs = json::array();
     for (const auto& l : c.libraries) {
       libs.push_back({{"role", l.role},
                       {"requested", l.requested},
                       {"path", l.path},
                       {"real_path", l.real_path},
-                      {"size", l.size ? nlohmann::json(*l.size) : nlohmann::json(nullptr)},
-                      {"sha256", l.sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.sha256)}});
+                      {"size", l.size ? json(*l.size) : json(nullptr)},
+                      {"sha256", l.sha256.empty() ? json(nullptr) : json(l.sha256)}});
     }
-    nlohmann::json item = {{"name", c.name},     {"core", c.core},         {"status", c.status},
-                           {"detail", c.detail}, {"stack", c.stack},       {"device", c.device},
-                           {"seconds", c.seconds}, {"exit", c.exit},       {"libraries", libs},
-                           {"metrics", c.metrics}, {"error", c.error}};
+    json item = {{"name", c.name},     {"core", c.core},         {"status", c.status},
+                 {"detail", c.detail}, {"stack", c.stack},       {"device", c.device},
+                 {"seconds", c.seconds}, {"exit", c.exit},       {"libraries", libs},
+                 {"metrics", c.metrics}, {"error", c.error}};
     if (!c.stderr_tail.empty()) item["stderr"] = c.stderr_tail;
-    item["shared_process"] = c.shared_process.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.shared_process);
+    item["shared_process"] = c.shared_process.empty() ? json(nullptr) : json(c.shared_process);
     list.push_back(std::move(item));
   }
-  nlohmann::json out = {{"started_utc", started_utc},
-                        {"runtime", runtime_json},
-                        {"stack", stack()},
-                        {"device", device()},
-                        {"probe", probe.string()},
-                        {"timeout_seconds", timeout.count()},
-                        {"jobs", jobs},
-                        {"seconds", seconds},
-                        {"checks", list},
-                        {"summary",
-                         {{"counted", explicit_selection ? "selected checks" : "core checks"},
-                          {"passed", passed()},
-                          {"statuses", counts},
-                          {"level", level_json()}}}};
-  if (cuda_check) {
+  out = {{"started_utc", r.started_utc},
+         {"runtime", runtime},
+         {"stack", r.stack()},
+         {"device", r.device()},
+         {"probe", platform::path_to_utf8(r.probe)},
+         {"timeout_seconds", r.timeout.count()},
+         {"jobs", r.jobs},
+         {"seconds", r.seconds},
+         {"checks", list},
+         {"summary",
+          {{"counted", r.explicit_selection ? kCountedSelected : kCountedCore},
+           {"passed", summary.passed},
+           {"statuses", summary.statuses},
+           {"others", summary.others},
+           {"level", r.level_json()}}},
+         {"application_verified", r.application_verified}};
+  if (r.cuda_check) {
     out["cuda_check"] = {{"label", "load-only: ZLUDA's cuda_check loads each library and creates a handle; it computes nothing"},
-                         {"program", cuda_check->program.string()},
-                         {"outcome", cuda_check->outcome},
-                         {"lines", cuda_check->lines}};
+                         {"program", platform::path_to_utf8(r.cuda_check->program)},
+                         {"outcome", r.cuda_check->outcome},
+                         {"lines", r.cuda_check->lines}};
   }
-  return out;
+}
+
+void from_json(const json& in, Report& r) {
+  r = Report{};
+  r.started_utc = in.at("started_utc").get<std::string>();
+  const auto& runtime = in.at("runtime");
+  r.runtime.kind = runtime.at("kind").get<std::string>();
+  if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = platform::path_from_utf8(*dir);
+  r.runtime.chosen_by = runtime.at("chosen_by").get<std::string>();
+  r.runtime.version = runtime.value("version", "");
+  r.launch_method = runtime.at("launch").get<std::string>();
+  r.probe = platform::path_from_utf8(in.at("probe").get<std::string>());
+  r.timeout = std::chrono::seconds(in.at("timeout_seconds").get<std::int64_t>());
+  r.jobs = in.at("jobs").get<int>();
+  r.seconds = in.at("seconds").get<double>();
+  r.explicit_selection = in.at("summary").at("counted").get<std::string>() == kCountedSelected;
+  r.application_verified = in.value("application_verified", false);
+  for (const auto& item : in.at("checks")) {
+    CheckResult c;
+    c.name = item.at("name").get<std::string>();
+    c.core = item.at("core").get<bool>();
+    c.status = item.at("status").get<std::string>();
+    c.detail = item.at("detail").get<std::string>();
+    c.stack = item.at("stack").get<std::string>();
+    c.device = item.at("device").get<std::string>();
+    c.seconds = item.at("seconds").get<double>();
+    c.exit = item.at("exit").get<std::string>();
+    for (const auto& lib : item.at("libraries")) {
+      LibraryFile l;
+      l.role = lib.at("role").get<std::string>();
+      l.requested = lib.at("requested").get<std::string>();
+      l.path = lib.at("path").get<std::string>();
+      l.real_path = lib.at("real_path").get<std::string>();
+      l.size = optional_at<std::uint64_t>(lib, "size");
+      l.sha256 = optional_at<std::string>(lib, "sha256").value_or("");
+      c.libraries.push_back(std::move(l));
+    }
+    c.metrics = item.at("metrics");
+    c.error = item.at("error");
+    c.stderr_tail = item.value("stderr", "");
+    c.shared_process = item.contains("shared_process") && item.at("shared_process").is_string() ? item.at("shared_process").get<std::string>() : "";
+    r.checks.push_back(std::move(c));
+  }
+  if (in.contains("cuda_check")) {
+    const auto& cc = in.at("cuda_check");
+    r.cuda_check = CudaCheck{platform::path_from_utf8(cc.at("program").get<std::string>()), cc.at("outcome").get<std::string>(),
+                             cc.at("lines").get<std::vector<std::string>>()};
+  }
 }
 
 Result<std::filesystem::path> save(const Report& report, const app::Home& home) {
@@ -89,7 +168,7 @@ Result<std::filesystem::path> save(const Report& report, const app::Home& home) 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return std::unexpected(platform::io_error("create", dir, ec));
-  const auto text = json_text(report.to_json()) + "\n";
+  const auto text = json_text(json(report)) + "\n";
   std::string stamp;
   for (char c : report.started_utc) {
     if (c != '-' && c != ':') stamp += c;  // 2026-12-02T11:54:03Z -> 20261202T115403Z (valid on Windows)
@@ -98,6 +177,17 @@ Result<std::filesystem::path> save(const Report& report, const app::Home& home) 
   if (auto written = platform::write_file_atomic(copy, text); !written) return std::unexpected(written.error());
   if (auto written = platform::write_file_atomic(dir / "last.json", text); !written) return std::unexpected(written.error());
   return copy;
+}
+
+Result<std::optional<Report>> load_last(const app::Home& home) {
+  const auto file = home.state / "verify" / "last.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return std::optional<Report>();
+  auto text = platform::read_file(file, 64u << 20);
+  if (!text) return std::unexpected(text.error());
+  auto report = parse_record_text<Report>(*text, "verify result");
+  if (!report) return std::unexpected(std::move(report.error()).with_note(fmt::format("in {}", file)));
+  return std::optional<Report>(std::move(*report));
 }
 
 }  // namespace zcuda::verify

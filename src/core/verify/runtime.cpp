@@ -6,6 +6,7 @@
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/runtime_launch.hpp>
+#include <zcuda/platform/test_hooks.hpp>
 
 namespace zcuda::verify {
 namespace {
@@ -69,12 +70,12 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
 }
 
 Result<std::filesystem::path> find_probe() {
-  if (auto from_env = platform::get_env("ZCUDA_PROBE"); from_env && !from_env->empty()) {
+  if (auto named = platform::test_hooks::probe_override()) {
     std::error_code ec;
-    const auto probe = platform::path_from_utf8(*from_env);
+    const auto probe = platform::path_from_utf8(*named);
     if (!std::filesystem::is_regular_file(probe, ec)) {
-      return fail(ErrorKind::not_found, "ZCUDA_PROBE names " + *from_env + ", which does not exist",
-                  "Unset ZCUDA_PROBE to use the zcuda-probe installed beside zcuda.");
+      return fail(ErrorKind::not_found, "The zcuda-probe the test hook names does not exist: " + *named,
+                  "Unset the test hook's variable (docs/cli.md, \"Test hooks\") to use the zcuda-probe beside zcuda.");
     }
     return probe;
   }
@@ -84,7 +85,7 @@ Result<std::filesystem::path> find_probe() {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(probe, ec)) {
     return fail(ErrorKind::not_found, "zcuda-probe was not found beside zcuda (" + probe.string() + ")",
-                "Reinstall zcuda: zcuda-probe ships in the same folder. Or set ZCUDA_PROBE to its path.");
+                "Reinstall zcuda: zcuda-probe ships in the same folder.");
   }
   return probe;
 }

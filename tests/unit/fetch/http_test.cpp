@@ -289,7 +289,20 @@ TEST_F(FetchTest, MismatchingMirrorIsAFailedSource) {
   EXPECT_EQ(test::read_file(got->file), body);
 }
 
-TEST_F(FetchTest, DigestMismatchNamesUrlDigestsSizesAndFirstBytes) {
+// Everything an error says, as main prints it: message, notes, hint.
+std::string full_text(const Error& error) {
+  std::string text = error.message + "\n";
+  for (const auto& note : error.notes) text += note + "\n";
+  return text + error.hint;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(FetchTest, DigestMismatchNamesUrlDigestsSizesAndAnErrorPageAsText) {
   HttpServer server;
   std::string body = make_body(50'000);
   std::string page = "<!DOCTYPE html>\n<html><body>Please log in</body></html>";
@@ -297,27 +310,133 @@ TEST_F(FetchTest, DigestMismatchNamesUrlDigestsSizesAndFirstBytes) {
   auto request = request_for(body, {server.url("/a")}, /*pin_size=*/false);
   auto got = fetch(request, cache, fast_options());
   ASSERT_FALSE(got);
-  const auto& message = got.error().message;
+  const auto text = full_text(got.error());
   EXPECT_EQ(got.error().kind, ErrorKind::integrity);
-  EXPECT_TRUE(contains(message, server.url("/a"))) << message;
-  EXPECT_TRUE(contains(message, request.sha256)) << message;
-  EXPECT_TRUE(contains(message, digest_of(page))) << message;
-  EXPECT_TRUE(contains(message, fmt::format("{} bytes", page.size()))) << message;
-  EXPECT_TRUE(contains(message, "<!DOCTYPE html>\\n<html>")) << message;
+  EXPECT_TRUE(contains(got.error().message, server.url("/a"))) << text;
+  EXPECT_TRUE(contains(got.error().message, request.sha256)) << text;
+  EXPECT_TRUE(contains(got.error().message, digest_of(page))) << text;
+  EXPECT_TRUE(contains(got.error().message, fmt::format("{} bytes", page.size()))) << text;
+  // The page is text: shown as one line, its line breaks as spaces.
+  EXPECT_TRUE(contains(text, "<!DOCTYPE html> <html><body>Please log in</body></html>")) << text;
   EXPECT_FALSE(fs::exists(cache.partial_path(request.sha256)));
   EXPECT_FALSE(fs::exists(cache.verified_path(request.sha256)));
 }
 
-TEST_F(FetchTest, CompleteResponseOfTheWrongSizeIsAMismatchNotIncomplete) {
+TEST_F(FetchTest, BinaryBytesAreNeverShownEscaped) {
+  HttpServer server;
+  std::string body = make_body(50'000);
+  server.serve("/a", {.body = make_body(50'000, 2)});  // same size, other bytes
+  auto got = fetch(request_for(body, {server.url("/a")}), cache, fast_options());
+  ASSERT_FALSE(got);
+  const auto text = full_text(got.error());
+  EXPECT_EQ(got.error().kind, ErrorKind::integrity);
+  EXPECT_FALSE(contains(text, "\\x")) << text;
+  EXPECT_FALSE(contains(text, "first bytes")) << text;
+  EXPECT_FALSE(contains(text, "begins")) << text;
+}
+
+TEST_F(FetchTest, MismatchNamesEachDigestOnce) {
+  HttpServer first, second;
+  std::string body = make_body(50'000);
+  std::string one = make_body(50'000, 2), two = make_body(50'000, 3);
+  first.serve("/a", {.body = one});
+  second.serve("/a", {.body = two});
+  auto request = request_for(body, {first.url("/a"), second.url("/a")});
+  auto got = fetch(request, cache, fast_options());
+  ASSERT_FALSE(got);
+  const auto text = full_text(got.error());
+  EXPECT_EQ(got.error().kind, ErrorKind::integrity);
+  EXPECT_EQ(occurrences(text, request.sha256), 1u) << text;
+  EXPECT_EQ(occurrences(text, digest_of(one)), 1u) << text;
+  EXPECT_EQ(occurrences(text, digest_of(two)), 1u) << text;
+  EXPECT_TRUE(contains(text, first.url("/a"))) << text;
+  EXPECT_TRUE(contains(text, second.url("/a"))) << text;
+
+  // One source alone: the same, in a single message.
+  auto single = fetch(request_for(body, {first.url("/a")}), cache, fast_options());
+  ASSERT_FALSE(single);
+  const auto single_text = full_text(single.error());
+  EXPECT_EQ(occurrences(single_text, request.sha256), 1u) << single_text;
+  EXPECT_EQ(occurrences(single_text, digest_of(one)), 1u) << single_text;
+}
+
+// A mirror holding a truncated copy answers with a complete response that is too short: the file
+// there is incomplete, not tampered with, and the next mirror is tried.
+TEST_F(FetchTest, TruncatedCopyOnAMirrorIsIncompleteAndTheNextMirrorIsTried) {
+  HttpServer truncated, good;
+  std::string body = make_body(50'000);
+  truncated.serve("/a", {.body = body.substr(0, 30'000)});
+  good.serve("/a", {.body = body});
+  auto got = fetch(request_for(body, {truncated.url("/a"), good.url("/a")}), cache, fast_options());
+  ASSERT_TRUE(got) << full_text(got.error());
+  EXPECT_EQ(got->source, good.url("/a"));
+  EXPECT_EQ(truncated.count("/a"), 1u) << "a complete response is not asked for again";
+  EXPECT_EQ(test::read_file(got->file), body);
+}
+
+TEST_F(FetchTest, TruncatedCopyEverywhereIsIncompleteNotAMismatch) {
+  HttpServer server;
+  std::string body = make_body(50'000);
+  server.serve("/a", {.body = body.substr(0, 30'000)});
+  auto request = request_for(body, {server.url("/a")});
+  auto got = fetch(request, cache, fast_options());
+  ASSERT_FALSE(got);
+  const auto text = full_text(got.error());
+  EXPECT_EQ(got.error().kind, ErrorKind::incomplete) << text;
+  EXPECT_TRUE(contains(got.error().message, "incomplete: 30000 of 50000 bytes")) << text;
+  EXPECT_TRUE(contains(got.error().message, server.url("/a"))) << text;
+  EXPECT_FALSE(contains(text, "mismatch")) << text;
+  EXPECT_EQ(server.count("/a"), 1u);
+  EXPECT_FALSE(fs::exists(cache.verified_path(request.sha256)));
+}
+
+TEST_F(FetchTest, ShortErrorPageIsIncompleteAndShownAsText) {
   HttpServer server;
   std::string body = make_body(50'000);
   server.serve("/a", {.body = "<html>error</html>"});
   auto got = fetch(request_for(body, {server.url("/a")}), cache, fast_options());
   ASSERT_FALSE(got);
-  EXPECT_EQ(got.error().kind, ErrorKind::integrity);
-  EXPECT_TRUE(contains(got.error().message, "(50000 bytes)")) << got.error().message;
-  EXPECT_TRUE(contains(got.error().message, "(18 bytes)")) << got.error().message;
+  const auto text = full_text(got.error());
+  EXPECT_EQ(got.error().kind, ErrorKind::incomplete) << text;
+  EXPECT_TRUE(contains(got.error().message, "incomplete: 18 of 50000 bytes")) << text;
+  EXPECT_TRUE(contains(text, "<html>error</html>")) << text;
   EXPECT_EQ(server.count("/a"), 1u);
+}
+
+// The bytes are the pinned ones (their digest matches) but the pinned size is not theirs: the
+// manifest is wrong, and no other source can do better.
+TEST_F(FetchTest, DigestMatchWithAnotherLengthSaysTheManifestIsWrong) {
+  HttpServer server, other;
+  std::string body = make_body(50'000);
+  server.serve("/a", {.body = body});
+  other.serve("/a", {.body = body});
+  auto request = request_for(body, {server.url("/a"), other.url("/a")});
+  request.size = 51'000;
+  auto got = fetch(request, cache, fast_options());
+  ASSERT_FALSE(got);
+  const auto text = full_text(got.error());
+  EXPECT_EQ(got.error().kind, ErrorKind::invalid_input) << text;
+  EXPECT_TRUE(contains(got.error().message, "manifest")) << text;
+  EXPECT_TRUE(contains(got.error().message, "51000 bytes")) << text;
+  EXPECT_TRUE(contains(got.error().message, "50000 bytes")) << text;
+  EXPECT_FALSE(contains(text, "mismatch")) << text;
+  EXPECT_EQ(other.count("/a"), 0u);
+  EXPECT_FALSE(fs::exists(cache.verified_path(request.sha256)));
+}
+
+TEST_F(FetchTest, CachedFileWhoseDigestMatchesAnotherPinnedSizeSaysTheManifestIsWrong) {
+  HttpServer server;
+  std::string body = make_body(10'000);
+  server.serve("/a", {.body = body});
+  auto request = request_for(body, {server.url("/a")});
+  test::write_file(cache.verified_path(request.sha256), body);
+  request.size = 9'000;
+  auto got = fetch(request, cache, fast_options());
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ErrorKind::invalid_input) << full_text(got.error());
+  EXPECT_TRUE(contains(got.error().message, "manifest")) << got.error().message;
+  EXPECT_EQ(server.count("/a"), 0u);
+  EXPECT_TRUE(fs::exists(cache.verified_path(request.sha256))) << "the verified file is kept";
 }
 
 TEST_F(FetchTest, BodyLargerThanPinnedIsStoppedEarly) {

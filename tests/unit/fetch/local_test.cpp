@@ -81,6 +81,34 @@ TEST_F(FetchTest, OfflineFileWithOtherBytesIsNeverTrusted) {
   EXPECT_FALSE(fs::exists(cache.verified_path(request.sha256)));
 }
 
+TEST_F(FetchTest, TruncatedOfflineFileIsIncompleteNotAMismatch) {
+  std::string body = make_body(5000);
+  test::write_file(dir / "offline" / "artifact.zip", body.substr(0, 3000));
+  auto options = fast_options();
+  options.offline_dir = dir / "offline";
+  auto got = fetch(request_for(body, {}), cache, options);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().kind, ErrorKind::incomplete) << got.error().message;
+  EXPECT_NE(got.error().message.find("incomplete: 3000 of 5000 bytes"), std::string::npos) << got.error().message;
+}
+
+TEST_F(FetchTest, OfflineFileWithThePinnedDigestButAnotherSizeSaysTheManifestIsWrong) {
+  std::string body = make_body(5000);
+  test::write_file(dir / "offline" / "artifact.zip", body);
+  auto options = fast_options();
+  options.offline_dir = dir / "offline";
+  for (std::uint64_t pinned : {4000u, 6000u}) {
+    auto request = request_for(body, {});
+    request.size = pinned;
+    auto got = fetch(request, cache, options);
+    ASSERT_FALSE(got);
+    EXPECT_EQ(got.error().kind, ErrorKind::invalid_input) << got.error().message;
+    EXPECT_NE(got.error().message.find("manifest"), std::string::npos) << got.error().message;
+    EXPECT_NE(got.error().message.find(fmt::format("{} bytes", pinned)), std::string::npos) << got.error().message;
+    EXPECT_NE(got.error().message.find("5000 bytes"), std::string::npos) << got.error().message;
+  }
+}
+
 TEST_F(FetchTest, OfflineFolderWithoutTheFileSaysWhereItLooked) {
   fs::create_directories(dir / "offline");
   auto options = fast_options();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <zcuda/ui/notice.hpp>
 #include <zcuda/ui/style.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
@@ -33,6 +34,19 @@ TEST(Style, NoColorWins) {
   EXPECT_TRUE(Style::for_stdout(ColorMode::always).colored());
   EXPECT_FALSE(Style::for_stdout(ColorMode::never).colored());
   EXPECT_EQ(Style::for_stdout(ColorMode::always).red("x"), "\x1b[31mx\x1b[0m");
+}
+
+// One format for zcuda's messages: "label: text", the label coloured only when the stream's
+// style is; on stderr every line is prefixed "zcuda: ".
+TEST(Notices, OneFormat) {
+  const Style plain = Style::plain();
+  EXPECT_EQ(notice_text(plain, NoticeKind::notice, "staged 3 files"), "staged 3 files");
+  EXPECT_EQ(notice_text(plain, NoticeKind::warning, "w"), "warning: w");
+  EXPECT_EQ(notice_text(plain, NoticeKind::hint, "h"), "hint: h");
+  EXPECT_EQ(error_text(plain, Error{ErrorKind::io, "m", "do this", {"n1", "n2"}}, "zcuda: "),
+            "zcuda: error: m\nzcuda: note: n1\nzcuda: note: n2\nzcuda: hint: do this\n");
+  test::ScopedEnv unset("NO_COLOR", std::nullopt);
+  EXPECT_EQ(notice_text(Style::for_stdout(ColorMode::always), NoticeKind::warning, "w"), "\x1b[33mwarning:\x1b[0m w");
 }
 
 TEST(Table, AlignsOnVisibleWidth) {

@@ -145,6 +145,35 @@ TEST_F(RunFixture, TheProgramSeesTheEnvironment) {
   EXPECT_EQ(record["runtime"]["dir"], runtime.string());
 }
 
+// Linux finds libraries through LD_LIBRARY_PATH; PATH only picks programs (a venv's python, a
+// toolchain), so the program and its children get the user's PATH exactly, whatever the HIP root
+// (Debian's HIP runtime makes it /usr) or LibTorch folder.
+TEST_F(RunFixture, LinuxKeepsTheUsersPath) {
+#ifdef _WIN32
+  GTEST_SKIP() << "Windows finds DLLs through PATH (RunFixture.EnvironmentIsPrintedAndOverridable)";
+#else
+  const fs::path venv = tmp / "venv" / "bin";
+  fs::create_directories(venv);
+  fs::create_directories(tmp / "rocm" / "bin");
+  fs::create_directories(tmp / "torch" / "lib");
+  fs::create_directories(tmp / "torch" / "bin");
+  const std::string user_path = venv.string() + ":/usr/local/bin:/usr/bin:/bin";
+  CommandOptions options;
+  options.set_env["PATH"] = user_path;
+  options.unset_env = {"LD_LIBRARY_PATH"};
+  auto r = run({"--hip-path", (tmp / "rocm").string(), "--libtorch", (tmp / "torch").string(), child, "env", "PATH", "out", "|",
+                "env", "LD_LIBRARY_PATH", "out", "\n"},
+               options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, user_path + "|" + runtime.string() + ":" + (tmp / "torch" / "lib").string() + "\n");
+
+  auto usr = run({"--print-env", "--hip-path", "/usr", child}, options);
+  ASSERT_EQ(usr.exit_code, 0) << usr.err;
+  EXPECT_FALSE(usr.out.starts_with("PATH=")) << usr.out;
+  EXPECT_EQ(usr.out.find("\nPATH="), std::string::npos) << usr.out;
+#endif
+}
+
 TEST_F(RunFixture, StagesACudaProgramAndSaysSo) {
   const auto before = snapshot(app);
   auto r = run({(app / cuda_names.app).string()});

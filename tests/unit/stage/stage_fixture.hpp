@@ -12,6 +12,7 @@
 #include <zcuda/platform/utf8.hpp>
 
 #include "support/run_command.hpp"
+#include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::test {
@@ -103,6 +104,7 @@ class StageFixture : public ::testing::Test {
   // Stops a stage from `rt` at every step and checks that the next stage or unstage recovers,
   // then does the same for unstage.
   void interrupt_at_every_step(const fs::path& rt) {
+  ZCUDA_REQUIRE_TEST_HOOKS();
   const auto before = snapshot(app);
   ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", rt.string()}).exit_code, 0);
   const auto staged = snapshot(app);

@@ -240,7 +240,7 @@ TEST(VerifyReport, LevelIsInTheSummary) {
   Report report;
   report.checks = {result("driver.init", true, "pass")};
   report.checks[0].libraries.push_back(LibraryFile{"driver", "libcuda.so.1", "/x", "/x", std::nullopt, ""});
-  const auto json = report.to_json();
+  const nlohmann::json json = report;
   EXPECT_EQ(json["summary"]["level"]["id"], "detected");
   EXPECT_NE(json["summary"]["level"]["reason"].get<std::string>().find("cuBLAS did not load"), std::string::npos);
 }
@@ -254,10 +254,25 @@ TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
   report.explicit_selection = false;
   report.checks[0].status = "timeout";
   EXPECT_FALSE(report.passed());
-  const auto json = report.to_json();
+  const nlohmann::json json = report;
   EXPECT_EQ(json["checks"][0]["status"], "timeout");
   EXPECT_EQ(json["summary"]["passed"], false);
-  EXPECT_EQ(json["summary"]["statuses"]["unsupported"], 1);
+  EXPECT_EQ(json["summary"].value("others", nlohmann::json::object()).value("unsupported", 0), 1);
+}
+
+// The summary counts the checks it says it counts: the core checks (or, with --check, the
+// selected ones) in `statuses`, the rest apart in `others`.
+TEST(VerifyReport, SummaryCountsWhatItSays) {
+  Report report;
+  report.checks = {result("driver.init", true, "pass"), result("cublas.sgemm", true, "fail"), result("cufft.c2c", false, "pass"),
+                   result("nvml.init", false, "unsupported")};
+  nlohmann::json json = report;
+  EXPECT_EQ(json["summary"], nlohmann::json::parse(R"({"counted": "core checks", "passed": false, "statuses": {"fail": 1, "pass": 1},
+                                                       "others": {"pass": 1, "unsupported": 1}})"));
+  report.explicit_selection = true;
+  json = report;
+  EXPECT_EQ(json["summary"], nlohmann::json::parse(R"({"counted": "selected checks", "passed": false,
+                                                       "statuses": {"fail": 1, "pass": 2, "unsupported": 1}, "others": {}})"));
 }
 
 TEST(VerifyReport, SavesLastAndATimestampedCopy) {

@@ -1,6 +1,8 @@
 #pragma once
 // The receipt of an installed version: the manifest entry it came from and every entry written,
-// with size and SHA-256. Re-runs compare it with the manifest and the disk instead of fetching.
+// with size and SHA-256. Re-runs compare it with the manifest and the disk instead of fetching;
+// `zcuda report` reads it to check an install. Its one JSON form is to_json/from_json here
+// (zcuda/core/record.hpp says why).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <zcuda/app/home.hpp>
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/core/error.hpp>
 #include <zcuda/manifest/manifest.hpp>
@@ -26,14 +29,18 @@ struct Receipt {
   std::string zcuda_version;
   nlohmann::json entry;                 // the manifest entry as written
   std::vector<archive::WrittenEntry> files;
+  bool operator==(const Receipt&) const = default;
 };
 
 Receipt make_receipt(const manifest::Artifact& artifact, std::vector<archive::WrittenEntry> files, std::string source);
-nlohmann::json to_json(const Receipt& receipt);
+void to_json(nlohmann::json& out, const Receipt& receipt);
+void from_json(const nlohmann::json& in, Receipt& receipt);  // also refuses paths that leave the folder
 
 // nullopt when the file is missing or unreadable as a receipt (then the version is treated as
 // not installed and installed again).
 std::optional<Receipt> read_receipt(const std::filesystem::path& file);
+// The receipt of an installed version under home (installs/<component>/<version>.receipt.json).
+std::optional<Receipt> read_receipt(const app::Home& home, const std::string& component, const std::string& version);
 Status write_receipt(const std::filesystem::path& file, const Receipt& receipt);
 
 // True when the receipt records the same bytes installed the same way as `artifact` pins.

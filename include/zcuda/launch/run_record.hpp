@@ -1,0 +1,52 @@
+#pragma once
+// The record `zcuda run` keeps of each run, <home state>/runs/<time>-<n>.json, read by `zcuda
+// report`. Its one JSON form is to_json/from_json here (zcuda/core/record.hpp says why).
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/app/home.hpp>
+#include <zcuda/core/error.hpp>
+
+namespace zcuda::launch {
+
+// Schema 2 renamed `started` to `started_utc`; schema 1 records are still read.
+inline constexpr int kRunRecordSchema = 2;
+
+struct RecordedVariable {
+  std::string name;
+  std::string value;
+  bool operator==(const RecordedVariable&) const = default;
+};
+
+struct RunRecord {
+  std::string started_utc;    // "2026-12-02T11:54:03Z"
+  double seconds = 0;
+  int exit_code = 0;
+  std::optional<int> signal;
+  std::string program;
+  std::size_t arg_count = 0;  // arguments are not recorded: they may hold secrets
+  std::string runtime_dir;
+  std::string runtime_chosen_by;
+  std::optional<std::string> runtime_version;
+  std::string zcuda_version;
+  bool staged = false;
+  std::vector<RecordedVariable> environment;  // the variables zcuda set, as set
+  bool operator==(const RunRecord&) const = default;
+};
+
+void to_json(nlohmann::json& out, const RunRecord& record);
+void from_json(const nlohmann::json& in, RunRecord& record);
+
+// Writes <home.state>/runs/<time>-<n>.json; returns its path.
+Result<std::filesystem::path> write_run_record(const app::Home& home, const RunRecord& record);
+// Reads one back; ErrorKind::invalid_input when it is not a run record.
+Result<RunRecord> read_run_record(const std::filesystem::path& file);
+// The newest records first, at most `limit`; unreadable files are skipped.
+std::vector<RunRecord> recent_run_records(const app::Home& home, std::size_t limit);
+
+}  // namespace zcuda::launch

@@ -1,0 +1,105 @@
+// The run record: its JSON form, and writing and reading it under home.
+#include <zcuda/launch/run_record.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <zcuda/core/json_text.hpp>
+#include <zcuda/core/path_format.hpp>
+#include <zcuda/core/record.hpp>
+#include <zcuda/platform/files.hpp>
+
+namespace zcuda::launch {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void to_json(json& out, const RunRecord& r) {
+  json environment = json::array();
+  for (const auto& v : r.environment) environment.push_back({{"name", v.name}, {"value", v.value}});
+  out = {{"schema", kRunRecordSchema},
+         {"started_utc", r.started_utc},
+         {"seconds", r.seconds},
+         {"exit_code", r.exit_code},
+         {"signal", r.signal ? json(*r.signal) : json(nullptr)},
+         {"program", r.program},
+         {"arg_count", r.arg_count},
+         {"runtime",
+          {{"dir", r.runtime_dir},
+           {"chosen_by", r.runtime_chosen_by},
+           {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
+         {"zcuda", r.zcuda_version},
+         {"staged", r.staged},
+         {"environment", std::move(environment)}};
+}
+
+void from_json(const json& in, RunRecord& r) {
+  const int schema = in.at("schema").get<int>();
+  if (schema != 1 && schema != kRunRecordSchema) {
+    throw json::other_error::create(501, fmt::format("run record schema {} (this zcuda reads 1 and {})", schema, kRunRecordSchema), &in);
+  }
+  r.started_utc = in.at(schema == 1 ? "started" : "started_utc").get<std::string>();
+  r.seconds = in.at("seconds").get<double>();
+  r.exit_code = in.at("exit_code").get<int>();
+  r.signal = in.at("signal").is_null() ? std::nullopt : std::optional<int>(in.at("signal").get<int>());
+  r.program = in.at("program").get<std::string>();
+  r.arg_count = in.at("arg_count").get<std::size_t>();
+  const auto& runtime = in.at("runtime");
+  r.runtime_dir = runtime.at("dir").get<std::string>();
+  r.runtime_chosen_by = runtime.at("chosen_by").get<std::string>();
+  r.runtime_version = runtime.at("version").is_null() ? std::nullopt : std::optional<std::string>(runtime.at("version").get<std::string>());
+  r.zcuda_version = in.at("zcuda").get<std::string>();
+  r.staged = in.at("staged").get<bool>();
+  r.environment.clear();
+  for (const auto& v : in.at("environment")) r.environment.push_back({v.at("name").get<std::string>(), v.at("value").get<std::string>()});
+}
+
+Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
+  const auto now = std::chrono::system_clock::now();
+  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
+  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
+  const fs::path file = home.state / "runs" / fmt::format("{}-{:09}.json", stamp, unique);
+  // Written whole then renamed, but not flushed to disk: a record lost to a power cut is not
+  // worth an fsync on every launch.
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return std::unexpected(platform::io_error("create folder", file.parent_path(), ec));
+  fs::path temp = file;
+  temp += ".tmp";
+  {
+    std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
+    stream << json_text(json(r)) << "\n";
+    if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
+  }
+  if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());
+  return file;
+}
+
+Result<RunRecord> read_run_record(const fs::path& file) {
+  auto text = platform::read_file(file, 1u << 20);
+  if (!text) return std::unexpected(text.error());
+  auto record = parse_record_text<RunRecord>(*text, "run record");
+  if (!record) return std::unexpected(std::move(record.error()).with_note(fmt::format("in {}", file)));
+  return record;
+}
+
+std::vector<RunRecord> recent_run_records(const app::Home& home, std::size_t limit) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(home.state / "runs", ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  // Named by time, so the newest sort last.
+  std::sort(files.begin(), files.end());
+  std::vector<RunRecord> records;
+  for (auto it = files.rbegin(); it != files.rend() && records.size() < limit; ++it) {
+    if (auto record = read_run_record(*it)) records.push_back(std::move(*record));
+  }
+  return records;
+}
+
+}  // namespace zcuda::launch

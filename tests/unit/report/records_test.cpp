@@ -1,0 +1,187 @@
+// Records one module writes and `zcuda report` reads: each is read back exactly as its writer
+// wrote it, through the one JSON form the writer's module owns, and the report shows it.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/core/record.hpp>
+#include <zcuda/install/receipt.hpp>
+#include <zcuda/launch/run_record.hpp>
+#include <zcuda/report/report.hpp>
+#include <zcuda/verify/verify.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace zcuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Records : public ::testing::Test {
+ protected:
+  test::TempDir dir;
+  app::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "--home"};
+
+  nlohmann::json collect() {
+    report::CollectOptions options;
+    options.home = home;
+    options.redact = false;
+    auto collected = report::collect(options);
+    EXPECT_TRUE(collected) << collected.error().message;
+    return collected ? *collected : nlohmann::json::object();
+  }
+};
+
+launch::RunRecord sample_run() {
+  launch::RunRecord r;
+  r.started_utc = "2026-12-02T11:54:03Z";
+  r.seconds = 2.5;
+  r.exit_code = 3;
+  r.signal = 15;
+  r.program = "/opt/app/tr\xc3\xa4in";
+  r.arg_count = 2;
+  r.runtime_dir = "/opt/zluda";
+  r.runtime_chosen_by = "--runtime-dir";
+  r.runtime_version = "v6-preview.69";
+  r.zcuda_version = "0.1.0";
+  r.staged = true;
+  r.environment = {{"ZLUDA_CC", "8.6"}, {"LD_LIBRARY_PATH", "/opt/zluda:/usr/lib"}};
+  return r;
+}
+
+TEST_F(Records, RunRecordReadsBackExactlyAndTheReportSaysWhenTheRunHappened) {
+  const auto written = sample_run();
+  auto file = launch::write_run_record(home, written);
+  ASSERT_TRUE(file) << file.error().message;
+  auto read = launch::read_run_record(*file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, written);
+
+  auto report = collect();
+  ASSERT_EQ(report["runs"].size(), 1u);
+  EXPECT_EQ(report["runs"][0], nlohmann::json(written));
+  auto from_report = parse_record<launch::RunRecord>(report["runs"][0], "run record");
+  ASSERT_TRUE(from_report) << from_report.error().message;
+  EXPECT_EQ(*from_report, written);
+  const std::string markdown = report::render_markdown(report);
+  const auto runs = markdown.find("Recent runs");
+  ASSERT_NE(runs, std::string::npos);
+  EXPECT_NE(markdown.find("- 2026-12-02T11:54:03Z `/opt/app/tr\xc3\xa4in`: signal 15 after 2.5 s", runs), std::string::npos)
+      << markdown.substr(runs);
+}
+
+TEST_F(Records, RunRecordsOfTheFirstSchemaAreStillRead) {
+  nlohmann::json old = sample_run();
+  old["schema"] = 1;
+  old["started"] = old["started_utc"];
+  old.erase("started_utc");
+  auto read = parse_record<launch::RunRecord>(old, "run record");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, sample_run());
+  old["schema"] = 3;
+  EXPECT_FALSE(parse_record<launch::RunRecord>(old, "run record"));
+}
+
+verify::Report sample_verify() {
+  verify::Report r;
+  r.started_utc = "2026-12-02T12:09:16Z";
+  r.runtime = {"zluda", fs::path("/opt/zluda"), "v6-preview.69", "installed ZLUDA"};
+  r.launch_method = "LD_LIBRARY_PATH";
+  r.probe = "/usr/bin/zcuda-probe";
+  r.timeout = std::chrono::seconds(60);
+  r.jobs = 4;
+  r.explicit_selection = true;
+  r.seconds = 2.6;
+  verify::CheckResult pass;
+  pass.name = "cublas.sgemm";
+  pass.core = true;
+  pass.status = "pass";
+  pass.detail = "relative L2 error 7.18e-08 (tolerance 1e-06)";
+  pass.stack = "zluda";
+  pass.device = "AMD Radeon RX 9060 XT [ZLUDA]";
+  pass.libraries = {{"cublas", "libcublas.so.12", "/opt/zluda/libcublas.so.12", "/opt/zluda/libcublas.so", 12345,
+                     "e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a"},
+                    {"driver", "libcuda.so.1", "/opt/zluda/libcuda.so.1", "/opt/zluda/libcuda.so.1", std::nullopt, ""}};
+  pass.metrics = {{"rel_l2_error", 7.18e-08}};
+  pass.error = nullptr;
+  pass.seconds = 0.67;
+  pass.exit = "exit code 0";
+  verify::CheckResult crash;
+  crash.name = "cufft.c2c";
+  crash.status = "crash";
+  crash.detail = "the probe died";
+  crash.error = {{"api", "cufftPlan1d"}, {"code", 5}, {"name", "CUFFT_INTERNAL_ERROR"}};
+  crash.exit = "signal 11";
+  crash.stderr_tail = "Segmentation fault\n";
+  r.checks = {pass, crash};
+  r.cuda_check = verify::CudaCheck{"/opt/zluda/cuda_check", "exit code 0", {"nvcuda    : OK"}};
+  return r;
+}
+
+TEST_F(Records, VerifyResultsReadBackExactly) {
+  const auto written = sample_verify();
+  auto saved = verify::save(written, home);
+  ASSERT_TRUE(saved) << saved.error().message;
+  auto last = verify::load_last(home);
+  ASSERT_TRUE(last) << last.error().message;
+  ASSERT_TRUE(last->has_value());
+  EXPECT_EQ(**last, written);
+
+  auto report = collect();
+  EXPECT_EQ(report["verify"], nlohmann::json(written));
+  auto from_report = parse_record<verify::Report>(report["verify"], "verify result");
+  ASSERT_TRUE(from_report) << from_report.error().message;
+  EXPECT_EQ(*from_report, written);
+}
+
+TEST_F(Records, NoVerifyResultsAndDamagedOnesAreToldApart) {
+  auto none = verify::load_last(home);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  test::write_file(home.state / "verify" / "last.json", "{\"started_utc\": 3}");
+  auto damaged = verify::load_last(home);
+  ASSERT_FALSE(damaged);
+  EXPECT_EQ(damaged.error().kind, ErrorKind::invalid_input);
+  auto report = collect();
+  EXPECT_TRUE(report["verify"].contains("error")) << report["verify"].dump();
+  EXPECT_NE(report::render_markdown(report).find("could not be read"), std::string::npos);
+}
+
+TEST_F(Records, InstallReceiptReadsBackExactlyAndTheReportChecksItsFiles) {
+  install::Receipt written;
+  written.id = "zluda-v6-linux";
+  written.component = "zluda";
+  written.version = "v6";
+  written.sha256 = "e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a";
+  written.archive = "tar.gz";
+  written.root = "zluda";
+  written.source = "https://example.invalid/zluda.tar.gz";
+  written.installed_at = "2026-12-01T10:00:00Z";
+  written.zcuda_version = "0.1.0";
+  written.entry = {{"url", "https://example.invalid/zluda.tar.gz"}, {"sha256", written.sha256}};
+  written.files = {{"lib", archive::WrittenEntry::Type::directory, 0, "", ""},
+                   {"lib/libcuda.so.1", archive::WrittenEntry::Type::file, 5,
+                    "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ""},
+                   {"lib/libcuda.so", archive::WrittenEntry::Type::symlink, 0, "", "libcuda.so.1"}};
+  const fs::path component = home.installs() / "zluda";
+  ASSERT_TRUE(install::write_receipt(component / "v6.receipt.json", written));
+  auto read = install::read_receipt(home, "zluda", "v6");
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, written);
+
+  test::write_file(component / "current", "v6\n");
+  test::write_file(component / "v6" / "lib" / "libcuda.so.1", "hello");  // the digest above is of "hello"
+  auto report = collect();
+  ASSERT_EQ(report["installs"].size(), 1u);
+  const auto& c = report["installs"][0];
+  EXPECT_EQ(c["integrity"], "ok") << c.dump();
+  EXPECT_EQ(c["files_checked"], 1);
+  EXPECT_EQ(c["artifact"]["id"], written.id);
+  EXPECT_EQ(c["artifact"]["installed_at"], written.installed_at);
+  EXPECT_EQ(c["artifact"]["url"], "https://example.invalid/zluda.tar.gz");
+
+  test::write_file(component / "v6" / "lib" / "libcuda.so.1", "HELLO");
+  EXPECT_EQ(collect()["installs"][0]["integrity"], "damaged");
+}
+
+}  // namespace
+}  // namespace zcuda
