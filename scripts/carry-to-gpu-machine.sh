@@ -21,4 +21,6 @@ ldd "$build/bin/zcuda" | awk '/=> \//{print $3}' | while read -r lib; do
 done
 command -v patchelf >/dev/null || { echo "patchelf is needed (apt-get install patchelf)" >&2; exit 2; }
 patchelf --set-rpath '$ORIGIN/../lib' "$dest/bin/zcuda"
+# RUNPATH is not inherited: each carried library finds its own dependencies beside itself.
+for lib in "$dest"/lib/*; do patchelf --set-rpath '$ORIGIN' "$lib"; done
 echo "carried: $(ls "$dest/lib" | wc -l) libraries, $(du -sh "$dest" | cut -f1) in $dest"

@@ -7,9 +7,11 @@
 #   probe           zcuda-probe built there, every check natively (scripts/validate-probe.sh)
 #   zcuda           zcuda verify --runtime native and zcuda detect, as JSON
 #   train           rl-train full size (65,536 timesteps, 2,048 arenas), 5 iterations, CSV
-#   bench-aa        zcuda bench A/A: the same settings on both sides (the noise floor)
-#   bench-ab        zcuda bench A/B: TF32 in cuBLAS allowed (as the community wrapper sets it)
-#                   against TF32 forced off by NVIDIA_TF32_OVERRIDE=0
+#   bench-aa        zcuda bench A/A: LibTorch's defaults on both sides (the noise floor)
+#   bench-tf32-off  A/B: B forces TF32 off in every CUDA library (NVIDIA_TF32_OVERRIDE=0)
+#   bench-tf32-on   A/B: B allows TF32 in cuBLAS (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1, as the
+#                   community wrapper sets it); checked, so a B that breaks FP32 tolerances fails
+#   bench-tf32-on-speed  the same without the check: the speed alone
 #   verify-full     rl-train --device cuda --verify at full size (the CPU reference is slow)
 # Each bench run is checked by rl-train's own --verify at a small size, run in that run's
 # environment, so the records are application-verified.
@@ -17,21 +19,21 @@
 set -u
 out=${1:?usage: validate-h200.sh OUT [STEPS...]}
 shift
-steps=${*:-build-workload probe zcuda train bench-aa bench-ab verify-full}
+steps=${*:-build-workload probe zcuda train bench-aa bench-tf32-off bench-tf32-on bench-tf32-on-speed verify-full}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 zcuda=$root/.device/zcuda/bin/zcuda
 rl=$root/build/rl-train-cuda/rl-train
 wants() { [[ " $steps " == *" $1 "* ]]; }
-now() { date +%s.%N; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 step() {  # step NAME LIMIT COMMAND...: output in OUT/NAME.log, wall time in OUT/steps.txt
   local name=$1 limit=$2; shift 2
   local t0 code
-  t0=$(now)
+  t0=$(now_ms)
   timeout "$limit" "$@" > "$out/$name.log" 2>&1
   code=$?
-  printf '%s exit %s wall %.1f s\n' "$name" "$code" "$(echo "$(now) - $t0" | bc -l)" | tee -a "$out/steps.txt"
+  echo "$name exit $code wall $(( $(now_ms) - t0 )) ms" | tee -a "$out/steps.txt"
 }
 
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
@@ -51,10 +53,18 @@ bench() {  # bench NAME ARGS...: one zcuda bench of rl-train at full size, 5 ite
     -- "$rl" --device cuda --iterations 5
   cp "$out/$name.log" "$out/$name.json"
 }
-wants bench-aa && bench bench-aa --a-runtime native --b-runtime native --a-label tf32-allowed --b-label tf32-allowed \
-  --a-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1
-wants bench-ab && bench bench-ab --a-runtime native --b-runtime native --a-label tf32-allowed --b-label tf32-off \
-  --a-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-env NVIDIA_TF32_OVERRIDE=0
+# LibTorch's defaults on both sides: the noise floor.
+wants bench-aa && bench bench-aa --runs 5 --a-runtime native --b-runtime native --a-label default --b-label default
+# TF32 forced off in every CUDA library (NVIDIA_TF32_OVERRIDE=0) against LibTorch's defaults.
+wants bench-tf32-off && bench bench-tf32-off --runs 5 --a-runtime native --b-runtime native --a-label default --b-label tf32-off \
+  --b-env NVIDIA_TF32_OVERRIDE=0
+# TF32 allowed in cuBLAS, as the community wrapper sets it: faster matmuls, FP32 tolerances at risk.
+wants bench-tf32-on && bench bench-tf32-on --runs 5 --a-runtime native --b-runtime native --a-label default --b-label tf32-allowed \
+  --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1
+# The same without the output check: the speed alone, which the check-failing B above cannot give.
+wants bench-tf32-on-speed && step bench-tf32-on-speed 200 "$zcuda" --home "$out/home" --json bench --metric 'overall_sps ([0-9.]+)' \
+  --runs 5 --a-runtime native --b-runtime native --a-label default --b-label tf32-allowed \
+  --b-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 -- "$rl" --device cuda --iterations 5
 wants verify-full && step verify-full 240 "$rl" --device cuda --verify --iterations 2
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' \
   > "$out/torch.txt" 2>&1

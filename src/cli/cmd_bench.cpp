@@ -80,6 +80,10 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   text += table.render();
   text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
                       c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
+  if (record.runs_per_variant < 5 && c.verdict != bench::Verdict::invalid) {
+    text += style.dim(fmt::format("  With {} runs per variant the interval cannot see much run-to-run variation; --runs 5 or more "
+                                  "gives a firmer verdict.\n", record.runs_per_variant));
+  }
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
   }

@@ -42,7 +42,17 @@ struct Comparison {
   Verdict verdict = Verdict::invalid;
 };
 
-// B against A. nullopt when either side has no values or A's median is 0 (no percentage).
+// A variant's kept values, grouped by the run they came from. Values of one run share that
+// run's circumstances (clocks, caches, other load), so they are not independent of each other:
+// the run is the unit that is repeated.
+using Runs = std::vector<std::vector<double>>;
+
+// B against A, from the medians of all kept values. The interval is a two-stage (cluster)
+// bootstrap: each resample draws runs with replacement, then values within each drawn run, so
+// run-to-run variation widens the interval as it should; with one value per run it is the plain
+// bootstrap over runs. nullopt when either side has no values or A's median is 0.
+std::optional<Comparison> compare(const Runs& a, const Runs& b, Better better, const BootstrapSettings& settings = {});
+// Every value its own run (independent values).
 std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better,
                                   const BootstrapSettings& settings = {});
 

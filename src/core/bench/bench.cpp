@@ -179,18 +179,24 @@ RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& opt
   return run;
 }
 
-// Kept values: the warm-up dropped from every run (with wall time, from the variant's first runs).
-void summarize_variant(VariantRecord& v, const BenchOptions& options) {
-  v.values.clear();
-  if (options.metric) {
-    for (const auto& r : v.runs) {
-      if (r.ok()) v.values.insert(v.values.end(), r.values.begin() + std::min<std::ptrdiff_t>(options.warmup, std::ssize(r.values)), r.values.end());
-    }
-  } else {
-    for (const auto& r : v.runs) {
-      if (r.ok() && r.number > options.warmup) v.values.insert(v.values.end(), r.values.begin(), r.values.end());
+// Kept values run by run: the warm-up dropped from every run (with wall time, the variant's
+// first runs dropped).
+Runs kept_by_run(const VariantRecord& v, const BenchOptions& options) {
+  Runs out;
+  for (const auto& r : v.runs) {
+    if (!r.ok()) continue;
+    if (options.metric) {
+      out.emplace_back(r.values.begin() + std::min<std::ptrdiff_t>(options.warmup, std::ssize(r.values)), r.values.end());
+    } else if (r.number > options.warmup) {
+      out.push_back(r.values);
     }
   }
+  return out;
+}
+
+void summarize_variant(VariantRecord& v, const BenchOptions& options) {
+  v.values.clear();
+  for (const auto& run : kept_by_run(v, options)) v.values.insert(v.values.end(), run.begin(), run.end());
   v.ok = static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) &&
          !v.values.empty();
   v.summary = v.ok ? summarize(v.values) : std::nullopt;
@@ -223,7 +229,7 @@ ComparisonRecord compare_variants(const BenchRecord& record, const BenchOptions&
     c.summary = "invalid: " + first_failure(record.variants);
     return c;
   }
-  auto compared = compare(a.values, b.values, options.better, options.bootstrap);
+  auto compared = compare(kept_by_run(a, options), kept_by_run(b, options), options.better, options.bootstrap);
   if (!compared) {
     c.summary = "invalid: A's median is 0, so B cannot be stated as a percentage of it";
     return c;

@@ -61,10 +61,29 @@ std::size_t draw_index(std::mt19937_64& engine, std::size_t n) {
   return static_cast<std::size_t>(x % range);
 }
 
-double resampled_median(std::span<const double> values, std::mt19937_64& engine, std::vector<double>& scratch) {
-  scratch.resize(values.size());
-  for (auto& v : scratch) v = values[draw_index(engine, values.size())];
+// One two-stage resample: runs drawn with replacement, then each drawn run's values.
+double resampled_median(const Runs& runs, std::mt19937_64& engine, std::vector<double>& scratch) {
+  scratch.clear();
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const auto& run = runs[draw_index(engine, runs.size())];
+    for (std::size_t i = 0; i < run.size(); ++i) scratch.push_back(run[draw_index(engine, run.size())]);
+  }
   return median(scratch);
+}
+
+std::vector<double> pooled(const Runs& runs) {
+  std::vector<double> out;
+  for (const auto& run : runs) out.insert(out.end(), run.begin(), run.end());
+  return out;
+}
+
+// Runs with no values carry nothing into a resample; leaving them out keeps the draw honest.
+Runs without_empty(const Runs& runs) {
+  Runs out;
+  for (const auto& run : runs) {
+    if (!run.empty()) out.push_back(run);
+  }
+  return out;
 }
 
 double percent_change(double a, double b) { return (b - a) / std::fabs(a) * 100.0; }
@@ -81,9 +100,18 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better,
                                   const BootstrapSettings& settings) {
+  Runs runs_a, runs_b;
+  for (double v : a) runs_a.push_back({v});
+  for (double v : b) runs_b.push_back({v});
+  return compare(runs_a, runs_b, better, settings);
+}
+
+std::optional<Comparison> compare(const Runs& given_a, const Runs& given_b, Better better, const BootstrapSettings& settings) {
+  const Runs a = without_empty(given_a);
+  const Runs b = without_empty(given_b);
   if (a.empty() || b.empty() || settings.resamples < 1) return std::nullopt;
-  const double median_a = median(std::vector<double>(a.begin(), a.end()));
-  const double median_b = median(std::vector<double>(b.begin(), b.end()));
+  const double median_a = median(pooled(a));
+  const double median_b = median(pooled(b));
   if (median_a == 0) return std::nullopt;
 
   std::mt19937_64 engine(settings.seed);

@@ -3,6 +3,7 @@
 
 #include <zcuda/bench/record.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/core/record.hpp>
 #include <zcuda/report/report.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -50,13 +51,23 @@ TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
   test::TempDir dir;
   auto report = nlohmann::json::parse(test::read_file(fixture("report-a.json")));
   // A verify result where every core check passed, recorded with its libraries' roles.
-  nlohmann::json checks = nlohmann::json::array();
+  // Written in verify's own JSON form (its to_json), as verify saves it.
+  auto saved = parse_record<verify::Report>(report["verify"], "verify result");
+  ASSERT_TRUE(saved) << saved.error().message;
+  saved->checks.clear();
   for (const auto& spec : verify::checks()) {
-    const auto family = spec.name.substr(0, spec.name.find('.'));
-    checks.push_back({{"name", spec.name}, {"core", spec.core}, {"status", spec.core ? "pass" : "unsupported"},
-                      {"libraries", {{{"role", family}}, {{"role", "driver"}}}}});
+    verify::CheckResult c;
+    c.name = spec.name;
+    c.core = spec.core;
+    c.status = spec.core ? "pass" : "unsupported";
+    c.stack = "zluda";
+    verify::LibraryFile family, driver;
+    family.role = spec.name.substr(0, spec.name.find('.'));
+    driver.role = "driver";
+    c.libraries = {family, driver};
+    saved->checks.push_back(c);
   }
-  report["verify"]["checks"] = checks;
+  report["verify"] = *saved;
   test::write_file(dir / "functional.json", report.dump());
   report["application_verified"] = true;
   test::write_file(dir / "bench.json", report.dump());
