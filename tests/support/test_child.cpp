@@ -150,7 +150,7 @@ int run(const std::vector<std::string>& args) {
         write(stdout, line);
       }
     } else if (action == "appendenv") {
-      std::ofstream file(to_path(next()), std::ios::app);
+      std::ofstream file(to_path(next()), std::ios::app | std::ios::binary);  // "\n", not "\r\n", on Windows
       std::string line;
       for (++i; i < args.size(); ++i) line += (line.empty() ? "" : " ") + env_value(args[i]);
       file << line << "\n";
