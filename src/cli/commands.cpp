@@ -10,6 +10,7 @@ CommandRun setup_stage(CLI::App& sub);
 CommandRun setup_unstage(CLI::App& sub);
 CommandRun setup_run(CLI::App& sub);
 CommandRun setup_bench(CLI::App& sub);
+CommandRun setup_explain(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -21,6 +22,7 @@ const std::vector<CommandSpec>& commands() {
       {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
       {"bench", "Run a program under two runtimes alternated, check its output, and compare (A/B)", &setup_bench},
+      {"explain", "Say what a failure message means and how to fix it, with this machine's facts", &setup_explain},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;

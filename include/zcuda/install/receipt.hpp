@@ -53,4 +53,10 @@ Result<std::vector<std::string>> full_check(const Receipt& receipt, const std::f
 
 std::uint64_t total_bytes(const Receipt& receipt);
 
+// Files the receipt lists with content that are now missing or empty while their install folder
+// is still there: what an antivirus quarantine leaves (docs/install.md). Stat only.
+std::vector<std::string> quarantine_suspects(const Receipt& receipt, const std::filesystem::path& dir);
+// The same for the installed version of `component` under home; empty without a receipt.
+std::vector<std::string> quarantine_suspects(const app::Home& home, const std::string& component, const std::string& version);
+
 }  // namespace zcuda::install

@@ -175,6 +175,25 @@ Result<std::vector<std::string>> full_check(const Receipt& receipt, const fs::pa
   return bad;
 }
 
+std::vector<std::string> quarantine_suspects(const Receipt& receipt, const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;  // removed as a whole: uninstalled, not quarantined
+  for (const auto& f : receipt.files) {
+    if (f.type != Type::file || f.size == 0) continue;
+    const auto path = under(dir, f.path);
+    const auto status = fs::symlink_status(path, ec);
+    if (!fs::exists(status) || (fs::is_regular_file(status) && fs::file_size(path, ec) == 0 && !ec)) out.push_back(f.path);
+  }
+  return out;
+}
+
+std::vector<std::string> quarantine_suspects(const app::Home& home, const std::string& component, const std::string& version) {
+  const auto receipt = read_receipt(home, component, version);
+  if (!receipt) return {};
+  return quarantine_suspects(*receipt, layout::version_dir(home, component, version));
+}
+
 std::uint64_t total_bytes(const Receipt& receipt) {
   std::uint64_t total = 0;
   for (const auto& f : receipt.files) total += f.size;

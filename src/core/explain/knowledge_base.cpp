@@ -1,0 +1,129 @@
+// Loading and validating manifests/known-failures.json.
+#include <zcuda/explain/explain.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/manifest/embedded.hpp>
+
+namespace zcuda::explain {
+
+namespace {
+
+using nlohmann::json;
+
+Result<std::string> text_field(const json& e, const char* name, const std::string& where) {
+  if (!e.contains(name) || !e.at(name).is_string() || e.at(name).get<std::string>().empty()) {
+    return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" must be a non-empty string", where, name));
+  }
+  return e.at(name).get<std::string>();
+}
+
+Result<std::vector<std::string>> list_field(const json& e, const char* name, const std::string& where, bool may_be_empty) {
+  if (!e.contains(name) || !e.at(name).is_array()) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" must be a list", where, name));
+  std::vector<std::string> out;
+  for (const auto& v : e.at(name)) {
+    if (!v.is_string() || v.get<std::string>().empty()) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" holds a non-string or empty item", where, name));
+    out.push_back(v.get<std::string>());
+  }
+  if (out.empty() && !may_be_empty) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" is empty", where, name));
+  return out;
+}
+
+bool uses(const Entry& e, std::string_view placeholder) {
+  return e.title.find(placeholder) != std::string::npos || e.cause.find(placeholder) != std::string::npos ||
+         e.fix.find(placeholder) != std::string::npos;
+}
+
+bool is_kebab(const std::string& id) {
+  return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& fact_keys() {
+  static const std::vector<std::string_view> keys = {"gpus",      "message_gpu", "driver",      "hip_sdk",       "miopen",
+                                                     "rocblas_kernels", "hipblaslt_kernels", "cuda_shadowing", "user_folder",
+                                                     "quarantine"};
+  return keys;
+}
+
+Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
+  const json doc = json::parse(json_text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return fail(ErrorKind::invalid_input, "The knowledge base is not a JSON object");
+  if (!doc.contains("format") || doc.at("format") != 1) return fail(ErrorKind::invalid_input, "The knowledge base's \"format\" must be 1");
+  if (!doc.contains("entries") || !doc.at("entries").is_array()) return fail(ErrorKind::invalid_input, "The knowledge base has no \"entries\" list");
+  KnowledgeBase kb;
+  std::set<std::string> ids;
+  std::size_t index = 0;
+  for (const auto& e : doc.at("entries")) {
+    std::string where = fmt::format("entries[{}]", index++);
+    if (!e.is_object()) return fail(ErrorKind::invalid_input, where + " is not an object");
+    Entry entry;
+    auto id = text_field(e, "id", where);
+    if (!id) return std::unexpected(id.error());
+    entry.id = *id;
+    where += " (" + entry.id + ")";
+    if (!is_kebab(entry.id)) return fail(ErrorKind::invalid_input, where + ": the id must be kebab-case");
+    if (!ids.insert(entry.id).second) return fail(ErrorKind::invalid_input, where + ": the id is used twice");
+    for (auto [name, target] : {std::pair{"title", &entry.title}, {"cause", &entry.cause}, {"fix", &entry.fix}, {"source", &entry.source}}) {
+      auto value = text_field(e, name, where);
+      if (!value) return std::unexpected(value.error());
+      *target = *value;
+    }
+    auto patterns = list_field(e, "patterns", where, false);
+    if (!patterns) return std::unexpected(patterns.error());
+    entry.patterns = *patterns;
+    auto samples = list_field(e, "samples", where, false);
+    if (!samples) return std::unexpected(samples.error());
+    entry.samples = *samples;
+    auto facts = list_field(e, "facts", where, true);
+    if (!facts) return std::unexpected(facts.error());
+    entry.facts = *facts;
+    for (const auto& f : entry.facts) {
+      if (std::find(fact_keys().begin(), fact_keys().end(), f) == fact_keys().end()) {
+        return fail(ErrorKind::invalid_input, fmt::format("{}: unknown fact \"{}\"", where, f));
+      }
+    }
+    for (const auto& p : entry.patterns) {
+      try {
+        entry.compiled.emplace_back(p, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+      } catch (const std::regex_error& ex) {
+        return fail(ErrorKind::invalid_input, fmt::format("{}: the pattern {} is not a valid regular expression: {}", where, p, ex.what()));
+      }
+      // {captured} is filled from the first group: every pattern must have one.
+      if (uses(entry, "{captured}") && entry.compiled.back().mark_count() < 1) {
+        return fail(ErrorKind::invalid_input, fmt::format("{}: uses {{captured}} but the pattern {} has no group", where, p));
+      }
+    }
+    kb.entries.push_back(std::move(entry));
+  }
+  if (kb.entries.empty()) return fail(ErrorKind::invalid_input, "The knowledge base has no entries");
+  // Each sample must be recognised by its own entry, or the entry could never be explained.
+  for (const auto& entry : kb.entries) {
+    for (const auto& sample : entry.samples) {
+      const auto found = match_text(kb, sample);
+      if (std::none_of(found.begin(), found.end(), [&](const Match& m) { return m.entry->id == entry.id; })) {
+        return fail(ErrorKind::invalid_input, fmt::format("entry {}: its own patterns do not match its sample: {}", entry.id, sample));
+      }
+    }
+  }
+  return kb;
+}
+
+Result<const KnowledgeBase*> builtin_knowledge_base() {
+  static const Result<KnowledgeBase> kb = [] {
+    const auto text = embedded::find("known-failures.json");
+    if (!text) return Result<KnowledgeBase>(fail(ErrorKind::internal, "known-failures.json is not compiled into zcuda"));
+    auto parsed = parse_knowledge_base(*text);
+    if (!parsed) return Result<KnowledgeBase>(fail(ErrorKind::internal, "The built-in knowledge base is broken: " + parsed.error().message));
+    return parsed;
+  }();
+  if (!kb) return std::unexpected(kb.error());
+  return &*kb;
+}
+
+}  // namespace zcuda::explain
