@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <zcuda/detect/detect.hpp>
+#include <zcuda/launch/quarantine.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
@@ -111,6 +112,10 @@ CommandRun setup_detect(CLI::App& sub) {
     detect_options.environment = platform::current_environment();
     auto profile = detect::detect_machine(detect_options);
     if (!profile) return std::unexpected(profile.error());
+    // The installed runtime belongs to zcuda, not the machine: added here, from home.
+    if (!options->root) {
+      if (auto quarantined = launch::quarantine_finding(context.home)) profile->findings.push_back(std::move(*quarantined));
+    }
     CommandOutput output;
     output.json = *profile;
     output.text = render(*profile, context.style);

@@ -8,7 +8,9 @@
 
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
+#include <zcuda/explain/explain.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
@@ -20,11 +22,15 @@ namespace zcuda::cli {
 
 namespace {
 
+// How much of a program's stderr run keeps to explain a failure: the message is near the end.
+constexpr std::size_t kExplainTail = 64u << 10;
+
 struct RunOptions {
   std::optional<std::filesystem::path> runtime_dir;
   LaunchFlags launch;
   std::vector<std::string> env;
   bool print_env = false;
+  bool no_explain = false;
   InlineGlobals globals;
   std::vector<std::string> unused_positional;
 };
@@ -63,6 +69,7 @@ CommandRun setup_run(CLI::App& sub) {
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
+  sub.add_flag("--no-explain", o->no_explain, "Do not match a failed program's stderr against the known failures (zcuda explain)");
   sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
   add_inline_globals(sub, o->globals, "Print machine-readable JSON on stdout (after the program's own output)");
@@ -79,8 +86,17 @@ CommandRun setup_run(CLI::App& sub) {
       options.overrides.push_back(*kv);
     }
     auto runtime = launch::locate_runtime(o->runtime_dir, context.home);
-    if (!runtime) return std::unexpected(runtime.error());
+    if (!runtime) {
+      Error error = runtime.error();
+      if (const auto quarantined = launch::quarantined_files(context.home); !o->runtime_dir && !quarantined.empty()) {
+        error.with_note(launch::quarantine_message(quarantined));
+        error.hint = launch::quarantine_advice(context.home);
+      }
+      return std::unexpected(std::move(error));
+    }
     options.runtime = *runtime;
+    const auto quarantined = launch::quarantined_files(*runtime, context.home);
+    if (!quarantined.empty()) note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     auto plan = launch::prepare_launch(options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 
@@ -109,6 +125,7 @@ CommandRun setup_run(CLI::App& sub) {
     spec.args = plan->args;
     spec.environment = plan->environment;
     spec.streams = platform::StreamMode::inherit;
+    if (!o->no_explain) spec.stderr_tail = kExplainTail;
     const auto started = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     spdlog::debug("launching {} with {} argument(s)", plan->program, plan->args.size());
     auto ran = platform::run_process(spec);
@@ -127,6 +144,16 @@ CommandRun setup_run(CLI::App& sub) {
     record.zcuda_version = std::string(version());
     record.staged = staged;
     for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
+    // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
+    if (ran->exit_code != 0 && !o->no_explain) {
+      if (auto explained = explain::explain_failure(ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
+        std::string block = explain::render_text(*explained);
+        if (block.ends_with('\n')) block.pop_back();
+        note(context, ui::NoticeKind::note, "the program failed with a known failure (zcuda explain):\n" + block);
+        record.explained = launch::ExplainedFailure{explained->id, explained->title};
+        output.json["explained"] = explain::to_json(*explained);
+      }
+    }
     if (context.home_usable) {
       if (auto written = launch::write_run_record(context.home, record); written) {
         output.json["record"] = written->string();

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/bench/record.hpp>
+#include <zcuda/launch/quarantine.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
 #include <zcuda/verify/ladder.hpp>
@@ -133,6 +134,9 @@ CommandRun setup_verify(CLI::App& sub) {
     if (args->list) return list_output(context);
     auto runtime = verify::resolve_runtime(args->runtime_dir, args->runtime, context.home);
     if (!runtime) return std::unexpected(runtime.error());
+    if (const auto quarantined = launch::quarantined_files(context.home); !quarantined.empty() && !context.options.quiet) {
+      context.notices.print(ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
+    }
     auto probe = verify::find_probe();
     if (!probe) return std::unexpected(probe.error());
     verify::Options options;

@@ -62,6 +62,8 @@ struct MachineFacts {
 // This machine's facts: detection as a launch uses it (file probes only), the installed runtime's
 // quarantined files and the user folder.
 MachineFacts gather_machine_facts(const app::Home& home);
+// The same from what a caller already has (run: its launch's detection, its runtime's check).
+MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined);
 
 struct Explanation {
   std::string id;
@@ -76,6 +78,9 @@ struct Explanation {
 };
 
 Explanation explain_match(const Match& match, const MachineFacts& machine);
+
+// A failed program's stderr tail: the explanation of the first known failure in it, if any.
+std::optional<Explanation> explain_failure(std::string_view stderr_tail, const MachineFacts& machine);
 
 nlohmann::json to_json(const Explanation& explanation);
 // Text for a terminal: title, cause, fix, this machine, source.

@@ -58,5 +58,7 @@ std::uint64_t total_bytes(const Receipt& receipt);
 std::vector<std::string> quarantine_suspects(const Receipt& receipt, const std::filesystem::path& dir);
 // The same for the installed version of `component` under home; empty without a receipt.
 std::vector<std::string> quarantine_suspects(const app::Home& home, const std::string& component, const std::string& version);
+// The same for the version the component's `current` pointer names.
+std::vector<std::string> quarantine_suspects_of_current(const app::Home& home, const std::string& component);
 
 }  // namespace zcuda::install

@@ -24,7 +24,7 @@ std::vector<std::string> quarantined_files(const app::Home& home);
 std::string quarantine_message(const std::vector<std::string>& files);
 std::string quarantine_advice(const app::Home& home);
 
-// The detect finding (severity error: the runtime is incomplete), when files are missing.
+// The detect finding (a warning: detect is about the machine; the runtime is zcuda's), when files are missing.
 std::optional<detect::Finding> quarantine_finding(const app::Home& home);
 
 }  // namespace zcuda::launch

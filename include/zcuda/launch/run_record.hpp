@@ -23,6 +23,13 @@ struct RecordedVariable {
   bool operator==(const RecordedVariable&) const = default;
 };
 
+// The known failure `run` recognised in the program's stderr (zcuda explain's knowledge base).
+struct ExplainedFailure {
+  std::string id;
+  std::string title;
+  bool operator==(const ExplainedFailure&) const = default;
+};
+
 struct RunRecord {
   std::string started_utc;    // "2026-12-02T11:54:03Z"
   double seconds = 0;
@@ -36,6 +43,7 @@ struct RunRecord {
   std::string zcuda_version;
   bool staged = false;
   std::vector<RecordedVariable> environment;  // the variables zcuda set, as set
+  std::optional<ExplainedFailure> explained;  // absent in records of older zcuda versions
   bool operator==(const RunRecord&) const = default;
 };
 

@@ -36,6 +36,10 @@ struct ProcessSpec {
   // Windows: the arguments are joined with single spaces as given, unquoted, because cmd.exe's
   // /c reads its own command line by its own rules. Ignored elsewhere.
   bool windows_verbatim = false;
+  // StreamMode::inherit: when non-zero, the child's stderr goes through a pipe instead, is passed
+  // on to zcuda's stderr as it arrives, and its last `stderr_tail` bytes are kept in
+  // ProcessResult::err_tail (run explains a failure from them). stdin and stdout stay shared.
+  std::size_t stderr_tail = 0;
 };
 
 struct ProcessResult {
@@ -46,8 +50,12 @@ struct ProcessResult {
   bool cancelled = false;           // killed because `cancel` became true
   std::string out;
   std::string err;
+  std::string err_tail;             // ProcessSpec::stderr_tail: the last bytes of stderr
   double seconds = 0;
 };
+
+// Appends `data` to `tail`, keeping only its last `limit` bytes.
+void append_tail(std::string& tail, std::string_view data, std::size_t limit);
 
 // Runs the program to completion. Errors only when it could not be started (not found, not
 // executable); a crash or a non-zero exit is a result, not an error.

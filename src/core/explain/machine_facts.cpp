@@ -133,9 +133,13 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
 }  // namespace
 
 MachineFacts gather_machine_facts(const app::Home& home) {
+  return machine_facts(launch::detect_for_launch(), launch::quarantined_files(home));
+}
+
+MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined) {
   MachineFacts facts;
-  facts.profile = launch::detect_for_launch();
-  facts.quarantined = launch::quarantined_files(home);
+  facts.profile = std::move(profile);
+  facts.quarantined = std::move(quarantined);
   const auto env = platform::current_environment();
   const auto os = platform::current_os();
   if (auto key = platform::variable_key(env, os == platform::Os::windows ? "USERPROFILE" : "HOME", os)) facts.user_folder = env.at(*key);
@@ -164,6 +168,14 @@ Explanation explain_match(const Match& match, const MachineFacts& machine) {
     }
   }
   return out;
+}
+
+std::optional<Explanation> explain_failure(std::string_view stderr_tail, const MachineFacts& machine) {
+  auto kb = builtin_knowledge_base();
+  if (!kb) return std::nullopt;
+  const auto matches = match_text(**kb, stderr_tail);
+  if (matches.empty()) return std::nullopt;
+  return explain_match(matches.front(), machine);
 }
 
 }  // namespace zcuda::explain

@@ -194,6 +194,12 @@ std::vector<std::string> quarantine_suspects(const app::Home& home, const std::s
   return quarantine_suspects(*receipt, layout::version_dir(home, component, version));
 }
 
+std::vector<std::string> quarantine_suspects_of_current(const app::Home& home, const std::string& component) {
+  const auto version = layout::read_pointer(home, component);
+  if (!version) return {};
+  return quarantine_suspects(home, component, *version);
+}
+
 std::uint64_t total_bytes(const Receipt& receipt) {
   std::uint64_t total = 0;
   for (const auto& f : receipt.files) total += f.size;

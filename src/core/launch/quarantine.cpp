@@ -14,11 +14,8 @@ std::vector<std::string> quarantined_files(const RuntimeLocation& runtime, const
   return install::quarantine_suspects(home, "zluda", *runtime.version);
 }
 
-std::vector<std::string> quarantined_files(const app::Home& home) {
-  auto runtime = locate_runtime(std::nullopt, home);
-  if (!runtime) return {};
-  return quarantined_files(*runtime, home);
-}
+// By the pointer, not locate_runtime: a quarantined nvcuda.dll makes the runtime unlocatable.
+std::vector<std::string> quarantined_files(const app::Home& home) { return install::quarantine_suspects_of_current(home, "zluda"); }
 
 std::string quarantine_message(const std::vector<std::string>& files) {
   return fmt::format("{} of the installed ZLUDA runtime {} missing or empty since install, most likely quarantined by an antivirus: {}",
@@ -34,7 +31,7 @@ std::string quarantine_advice(const app::Home& home) {
 std::optional<detect::Finding> quarantine_finding(const app::Home& home) {
   const auto files = quarantined_files(home);
   if (files.empty()) return std::nullopt;
-  return detect::Finding{detect::Severity::error, kQuarantineFinding, quarantine_message(files), quarantine_advice(home)};
+  return detect::Finding{detect::Severity::warning, kQuarantineFinding, quarantine_message(files), quarantine_advice(home)};
 }
 
 }  // namespace zcuda::launch

@@ -34,7 +34,8 @@ void to_json(json& out, const RunRecord& r) {
            {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
          {"zcuda", r.zcuda_version},
          {"staged", r.staged},
-         {"environment", std::move(environment)}};
+         {"environment", std::move(environment)},
+         {"explained", r.explained ? json{{"id", r.explained->id}, {"title", r.explained->title}} : json(nullptr)}};
 }
 
 void from_json(const json& in, RunRecord& r) {
@@ -56,6 +57,10 @@ void from_json(const json& in, RunRecord& r) {
   r.staged = in.at("staged").get<bool>();
   r.environment.clear();
   for (const auto& v : in.at("environment")) r.environment.push_back({v.at("name").get<std::string>(), v.at("value").get<std::string>()});
+  r.explained.reset();
+  if (in.contains("explained") && !in.at("explained").is_null()) {
+    r.explained = ExplainedFailure{in.at("explained").at("id").get<std::string>(), in.at("explained").at("title").get<std::string>()};
+  }
 }
 
 Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {

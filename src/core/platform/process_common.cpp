@@ -60,6 +60,16 @@ std::string windows_command_line(std::string_view program, const std::vector<std
   return line;
 }
 
+void append_tail(std::string& tail, std::string_view data, std::size_t limit) {
+  if (limit == 0) return;
+  if (data.size() >= limit) {
+    tail.assign(data.substr(data.size() - limit));
+    return;
+  }
+  tail.append(data);
+  if (tail.size() > limit) tail.erase(0, tail.size() - limit);
+}
+
 namespace {
 std::string_view exception_name(std::uint32_t code) {
   switch (code) {

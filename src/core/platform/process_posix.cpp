@@ -95,6 +95,8 @@ class SignalGuard {
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
+  } else if (spec.stderr_tail > 0) {
+    dup2(err_fd, 2);  // run's tee of stderr; stdin and stdout stay the terminal's
   }
   // Die with zcuda: if zcuda is killed, the child does not live on unsupervised.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -167,6 +169,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   const bool capture = spec.streams != StreamMode::inherit;
   const bool tee = spec.streams == StreamMode::tee;
   if (capture && (!out_pipe.open() || !err_pipe.open())) return fail(ErrorKind::internal, "Could not create a pipe");
+  const bool tail = !capture && spec.stderr_tail > 0;
+  if (tail && !err_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
 
   SignalGuard guard(!capture);
   const auto started = Clock::now();
@@ -229,8 +233,34 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   }
 
   int status = 0;
+  bool reaped = false;
+  if (tail) {
+    // Pass stderr on as it arrives and keep its tail. After the child ended a grandchild may
+    // still hold the pipe: what arrives within a moment is taken, then zcuda stops reading.
+    pollfd fd{err_pipe.read, POLLIN, 0};
+    std::optional<Clock::time_point> ended;
+    while (true) {
+      if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+        reaped = true;
+        ended = Clock::now();
+      }
+      if (ended && Clock::now() - *ended > std::chrono::milliseconds(500)) break;
+      const int ready = poll(&fd, 1, reaped ? 50 : 100);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) {
+        if (reaped) break;
+        continue;
+      }
+      char buffer[65536];
+      const ssize_t n = read(fd.fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // end of file: every writer is gone
+      pass_through(STDERR_FILENO, buffer, static_cast<std::size_t>(n));
+      append_tail(result.err_tail, std::string_view(buffer, static_cast<std::size_t>(n)), spec.stderr_tail);
+    }
+  }
   unsigned poll_us = 50;
-  while (true) {
+  while (!reaped) {
     // A child that closed its streams but runs on still answers to the timeout and to Ctrl-C.
     if (!killed_for_timeout && !result.cancelled && (spec.timeout || spec.cancel != nullptr)) {
       pid_t done = waitpid(pid, &status, WNOHANG);

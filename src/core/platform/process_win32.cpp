@@ -7,6 +7,9 @@
 #include "utf8_win32.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -42,6 +45,41 @@ void drain(HANDLE pipe, std::string* target, std::size_t limit, HANDLE echo) {
       WriteFile(echo, buffer, n, &written, nullptr);
     }
   }
+}
+
+// ProcessSpec::stderr_tail: a reader thread passes the child's stderr on and keeps its tail. The
+// state is shared so that a reader still blocked by a grandchild holding the pipe can be left
+// behind (detached) once the child itself has ended.
+struct TailReader {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::string tail;
+  Handle pipe;
+};
+
+void read_tail(std::shared_ptr<TailReader> state, std::size_t limit, HANDLE echo) {
+  char buffer[65536];
+  DWORD n = 0;
+  while (ReadFile(state->pipe.h, buffer, sizeof buffer, &n, nullptr) && n > 0) {
+    if (echo != nullptr && echo != INVALID_HANDLE_VALUE) {
+      DWORD written = 0;
+      WriteFile(echo, buffer, n, &written, nullptr);
+    }
+    std::lock_guard lock(state->mutex);
+    append_tail(state->tail, std::string_view(buffer, n), limit);
+  }
+  std::lock_guard lock(state->mutex);
+  state->done = true;
+  state->done_cv.notify_all();
+}
+
+// An inheritable copy of one of zcuda's standard handles, for a child given STARTF_USESTDHANDLES.
+HANDLE inheritable_std_handle(DWORD which, Handle& copy) {
+  HANDLE h = GetStdHandle(which);
+  if (h == nullptr || h == INVALID_HANDLE_VALUE) return h;
+  if (DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &copy.h, 0, TRUE, DUPLICATE_SAME_ACCESS)) return copy.h;
+  return h;
 }
 
 // The command line: quoted per argument, or for cmd.exe joined as given (ProcessSpec::windows_verbatim).
@@ -116,6 +154,17 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     startup.hStdOutput = out_write.h;
     startup.hStdError = err_write.h;
   }
+  const bool tail = !capture && spec.stderr_tail > 0;
+  auto tail_state = std::make_shared<TailReader>();
+  Handle in_copy, out_copy;
+  if (tail) {
+    if (!CreatePipe(&tail_state->pipe.h, &err_write.h, &inheritable, 0)) return fail(ErrorKind::internal, "Could not create a pipe");
+    SetHandleInformation(tail_state->pipe.h, HANDLE_FLAG_INHERIT, 0);
+    startup.dwFlags = STARTF_USESTDHANDLES;
+    startup.hStdInput = inheritable_std_handle(STD_INPUT_HANDLE, in_copy);
+    startup.hStdOutput = inheritable_std_handle(STD_OUTPUT_HANDLE, out_copy);
+    startup.hStdError = err_write.h;
+  }
 
   // A job object ties the whole tree to zcuda: closing it (also when zcuda dies) kills them all.
   Handle job;
@@ -130,7 +179,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   PROCESS_INFORMATION info{};
   const auto started = Clock::now();
   DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture ? TRUE : FALSE, flags,
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture || tail ? TRUE : FALSE, flags,
                       spec.environment ? env_block.data() : nullptr, cwd.empty() ? nullptr : cwd.c_str(), &startup, &info)) {
     DWORD code = GetLastError();
     if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
@@ -146,10 +195,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   ResumeThread(thread.h);
   out_write.reset();
   err_write.reset();
+  in_copy.reset();
+  out_copy.reset();
 
   if (!capture) SetConsoleCtrlHandler(ignore_ctrl, TRUE);
   ProcessResult result;
   std::thread out_reader, err_reader;
+  if (tail) err_reader = std::thread(read_tail, tail_state, spec.stderr_tail, GetStdHandle(STD_ERROR_HANDLE));
   if (capture) {
     out_reader = std::thread(drain, out_read.h, &result.out, spec.capture_limit, tee ? GetStdHandle(STD_OUTPUT_HANDLE) : nullptr);
     err_reader = std::thread(drain, err_read.h, &result.err, spec.capture_limit, tee ? GetStdHandle(STD_ERROR_HANDLE) : nullptr);
@@ -181,6 +233,14 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   }
   // Grandchildren may still hold the pipes: end the job so the readers see end-of-file.
   if (capture && job.h != nullptr) TerminateJobObject(job.h, 1);
+  if (tail) {
+    // A grandchild may hold the pipe: take what arrives within a moment, then leave the reader.
+    std::unique_lock lock(tail_state->mutex);
+    const bool finished = tail_state->done_cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return tail_state->done; });
+    result.err_tail = tail_state->tail;
+    lock.unlock();
+    if (finished) err_reader.join(); else err_reader.detach();
+  }
   if (out_reader.joinable()) out_reader.join();
   if (err_reader.joinable()) err_reader.join();
   if (!capture) SetConsoleCtrlHandler(ignore_ctrl, FALSE);

@@ -165,9 +165,10 @@ std::string render_markdown(const nlohmann::json& r) {
       runs += fmt::format("- (a run record that cannot be read: {})\n", cell(record.error().message));
       continue;
     }
-    runs += fmt::format("- {} `{}`: {} after {} s\n", record->started_utc, cell(record->program),
+    runs += fmt::format("- {} `{}`: {} after {} s{}\n", record->started_utc, cell(record->program),
                         record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code),
-                        record->seconds);
+                        record->seconds,
+                        record->explained ? fmt::format("; known failure: {} (`{}`)", cell(record->explained->title), record->explained->id) : "");
   }
   out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);
 

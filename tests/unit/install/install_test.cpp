@@ -1,3 +1,4 @@
+#include <fstream>
 
 
 #include <gtest/gtest.h>
@@ -5,6 +6,8 @@
 
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/install/install.hpp>
+#include <zcuda/install/receipt.hpp>
+#include <zcuda/launch/quarantine.hpp>
 
 #include "archive/archive_builder.hpp"
 #include "support/file_url.hpp"
@@ -188,6 +191,26 @@ TEST(Install, AMissingFileIsNoticedWithoutRepairAndReinstalled) {
   EXPECT_EQ(again.state, State::repaired);
   EXPECT_EQ(again.repaired_files, std::vector<std::string>{"zluda.exe"});
   EXPECT_TRUE(fs::exists(f.version_dir() / "zluda.exe"));
+}
+
+// What an antivirus leaves: a file deleted, another emptied. Both are named, and detect's
+// finding carries the exclusion advice; an uninstalled (removed) version is no suspect.
+TEST(Install, MissingOrEmptiedFilesAreQuarantineSuspects) {
+  Fixture f;
+  ASSERT_EQ(only_outcome(f.install()).state, State::installed);
+  EXPECT_TRUE(quarantine_suspects(f.home, "zluda", "v1").empty());
+  EXPECT_FALSE(launch::quarantine_finding(f.home));
+  fs::remove(f.version_dir() / "zluda.exe");
+  { std::ofstream truncate(f.version_dir() / "nvcuda.dll", std::ios::binary | std::ios::trunc); }
+  const auto suspects = quarantine_suspects_of_current(f.home, "zluda");
+  EXPECT_EQ(suspects, (std::vector<std::string>{"nvcuda.dll", "zluda.exe"}));
+  const auto finding = launch::quarantine_finding(f.home);
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(finding->code, "runtime-files-quarantined");
+  EXPECT_NE(finding->message.find("nvcuda.dll, zluda.exe"), std::string::npos) << finding->message;
+  EXPECT_NE(finding->hint.find("exclusions"), std::string::npos) << finding->hint;
+  fs::remove_all(f.version_dir());
+  EXPECT_TRUE(quarantine_suspects(f.home, "zluda", "v1").empty());
 }
 
 TEST(Install, RemoveByIdOrComponentIsReceiptGuided) {

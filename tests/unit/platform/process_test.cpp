@@ -23,6 +23,46 @@ ProcessSpec child(std::vector<std::string> actions) {
   return spec;
 }
 
+TEST(Process, AppendTailKeepsTheLastBytes) {
+  std::string tail;
+  append_tail(tail, "abcdef", 4);
+  EXPECT_EQ(tail, "cdef");
+  append_tail(tail, "gh", 4);
+  EXPECT_EQ(tail, "efgh");
+  append_tail(tail, "i", 4);
+  EXPECT_EQ(tail, "fghi");
+  append_tail(tail, "", 4);
+  EXPECT_EQ(tail, "fghi");
+}
+
+// run's tee of stderr: the child's stderr is kept (its tail) while stdin and stdout stay shared.
+TEST(Process, StderrTailKeepsTheEndOfAFailingChildsStderr) {
+  ProcessSpec spec = child({"err", "first line\n", "err", std::string(5000, 'x'), "err", "\nZLUDA failed to load rocblas.dll\n", "exit", "1"});
+  spec.streams = StreamMode::inherit;
+  spec.stderr_tail = 64;
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 1);
+  ASSERT_EQ(r->err_tail.size(), 64u);
+  EXPECT_TRUE(r->err_tail.ends_with("\nZLUDA failed to load rocblas.dll\n")) << r->err_tail;
+  EXPECT_TRUE(r->out.empty());
+  EXPECT_TRUE(r->err.empty());
+}
+
+// A grandchild that keeps the stderr pipe open must not hold zcuda after the child has ended.
+TEST(Process, StderrTailDoesNotWaitForAGrandchildHoldingThePipe) {
+  test::TempDir dir;
+  ProcessSpec spec = child({"spawn", "4000", (dir / "late").string(), "err", "boom\n", "exit", "3"});
+  spec.streams = StreamMode::inherit;
+  spec.stderr_tail = 1024;
+  const auto started = std::chrono::steady_clock::now();
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(3000));
+  EXPECT_NE(r->err_tail.find("boom"), std::string::npos) << r->err_tail;
+}
+
 TEST(Process, CapturesStreamsAndExitCode) {
   auto r = run_process(child({"out", "out\n", "err", "err\n", "exit", "7"}));
   ASSERT_TRUE(r) << r.error().message;

@@ -45,6 +45,7 @@ launch::RunRecord sample_run() {
   r.zcuda_version = "0.1.0";
   r.staged = true;
   r.environment = {{"ZLUDA_CC", "8.6"}, {"LD_LIBRARY_PATH", "/opt/zluda:/usr/lib"}};
+  r.explained = launch::ExplainedFailure{"no-gpu-visible", "The program sees no GPU"};
   return r;
 }
 
@@ -65,8 +66,21 @@ TEST_F(Records, RunRecordReadsBackExactlyAndTheReportSaysWhenTheRunHappened) {
   const std::string markdown = report::render_markdown(report);
   const auto runs = markdown.find("Recent runs");
   ASSERT_NE(runs, std::string::npos);
-  EXPECT_NE(markdown.find("- 2026-12-02T11:54:03Z `/opt/app/tr\xc3\xa4in`: signal 15 after 2.5 s", runs), std::string::npos)
+  EXPECT_NE(markdown.find("- 2026-12-02T11:54:03Z `/opt/app/tr\xc3\xa4in`: signal 15 after 2.5 s; known failure: The program sees no GPU "
+                          "(`no-gpu-visible`)",
+                          runs),
+            std::string::npos)
       << markdown.substr(runs);
+}
+
+// Records written before run explained failures have no "explained" field.
+TEST_F(Records, RunRecordsWithoutAnExplanationAreStillRead) {
+  nlohmann::json old = sample_run();
+  old.erase("explained");
+  auto read = parse_record<launch::RunRecord>(old, "run record");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_FALSE(read->explained);
+  EXPECT_EQ(nlohmann::json(*read)["explained"], nullptr);
 }
 
 TEST_F(Records, RunRecordsOfTheFirstSchemaAreStillRead) {

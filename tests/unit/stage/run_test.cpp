@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <zcuda/platform/files.hpp>
+
 #include "stage_fixture.hpp"
 #include "support/test_child.hpp"
 
@@ -88,6 +90,44 @@ TEST_F(RunFixture, KilledZcudaTakesTheProgramWithIt) {
   zcuda_run.wait();
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
   EXPECT_FALSE(fs::exists(marker)) << "the program went on after zcuda was killed";
+}
+
+// A failing program's stderr passes through live, and a known failure in it is explained after
+// the program's own output; the run record keeps which one it was, and report shows it.
+TEST_F(RunFixture, KnownFailureInStderrIsExplainedAfterTheProgramsOutput) {
+  auto r = run({"--json", child, "out", "program output\n", "err", "loading\nZLUDA failed to load rocblas.dll\n", "exit", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("program output\n", 0), 0u) << r.out;
+  const auto message = r.err.find("ZLUDA failed to load rocblas.dll");
+  const auto explanation = r.err.find("[zluda-perf-library-not-loaded]");
+  ASSERT_NE(message, std::string::npos) << r.err;
+  ASSERT_NE(explanation, std::string::npos) << r.err;
+  EXPECT_LT(message, explanation);
+  auto j = json::parse(r.out.substr(r.out.find('\n') + 1));
+  EXPECT_EQ(j["explained"]["id"], "zluda-perf-library-not-loaded");
+  EXPECT_EQ(j["explained"]["title"], "ZLUDA could not load rocblas.dll (no HIP SDK)");
+  auto record = json::parse(platform::read_file(platform::path_from_utf8(j["record"].get<std::string>())).value());
+  EXPECT_EQ(record["explained"]["id"], "zluda-perf-library-not-loaded");
+  auto report = zcuda({"report"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("known failure: ZLUDA could not load rocblas.dll (no HIP SDK) (`zluda-perf-library-not-loaded`)"),
+            std::string::npos)
+      << report.out;
+}
+
+TEST_F(RunFixture, NoExplainSuccessAndUnknownFailuresExplainNothing) {
+  auto off = run({"--no-explain", child, "err", "ZLUDA failed to load rocblas.dll\n", "exit", "1"});
+  EXPECT_EQ(off.exit_code, 1);
+  EXPECT_NE(off.err.find("ZLUDA failed to load rocblas.dll"), std::string::npos) << off.err;
+  EXPECT_EQ(off.err.find("zluda-perf-library-not-loaded"), std::string::npos) << off.err;
+  auto ok = run({child, "err", "ZLUDA failed to load rocblas.dll\n", "exit", "0"});
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.err.find("zluda-perf-library-not-loaded"), std::string::npos) << ok.err;
+  auto unknown = run({"--json", child, "err", "something else broke\n", "exit", "2"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("something else broke"), std::string::npos) << unknown.err;
+  auto j = json::parse(unknown.out);
+  EXPECT_FALSE(j.contains("explained"));
 }
 
 TEST_F(RunFixture, EnvironmentIsPrintedAndOverridable) {
