@@ -10,6 +10,8 @@ CommandRun setup_stage(CLI::App& sub);
 CommandRun setup_unstage(CLI::App& sub);
 CommandRun setup_run(CLI::App& sub);
 CommandRun setup_bench(CLI::App& sub);
+CommandRun setup_cache(CLI::App& sub);
+CommandRun setup_warmup(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -21,6 +23,8 @@ const std::vector<CommandSpec>& commands() {
       {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
       {"bench", "Run a program under two runtimes alternated, check its output, and compare (A/B)", &setup_bench},
+      {"warmup", "Compile a program's GPU kernels into ZLUDA's cache ahead of its first run", &setup_warmup},
+      {"cache", "List the kernel caches (ZLUDA, MIOpen, Triton, TorchInductor); clear them", &setup_cache},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;
