@@ -30,7 +30,8 @@ struct Scan {
   std::vector<std::string> unreadable;          // files that claim to be PE/ELF but are not sound
 };
 
-// The files in those folders (not their subfolders) that carry an embedded fatbin. `limit` stops
+// The files in those folders (not their subfolders) that carry an embedded fatbin: the program
+// itself, and files named as programs or libraries (.exe, .dll, .so, .so.N, .fatbin, .cubin). `limit` stops
 // the search after that many found (run's notice needs one).
 Scan find_cuda_binaries(const std::filesystem::path& app_or_folder, std::size_t limit = SIZE_MAX);
 

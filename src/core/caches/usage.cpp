@@ -1,4 +1,5 @@
 // How much a cache holds, and whether a folder may be cleared at all.
+#include <cctype>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -17,12 +18,20 @@ std::int64_t seconds_since_epoch(fs::file_time_type t) {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(t).time_since_epoch()).count();
 }
 
-// `inner` is `outer` or lies inside it (both absolute and normalised).
+std::string folded(const fs::path& part) {
+  std::string s = platform::path_to_utf8(part);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// `inner` is `outer` or lies inside it (both absolute and normalised). Letters compare without
+// case, as Windows does: on Linux that refuses more, never less.
 bool within(const fs::path& inner, const fs::path& outer) {
   auto i = inner.begin();
-  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+  for (auto o = outer.begin(); o != outer.end(); ++o) {
     if (o->empty()) continue;  // a trailing separator
-    if (i == inner.end() || *i != *o) return false;
+    if (i == inner.end() || folded(*i) != folded(*o)) return false;
+    ++i;
   }
   return true;
 }

@@ -143,10 +143,13 @@ TEST(Caches, AVariablePointingAtHomeOrTempIsRefused) {
   write_file(w.tmp / "temp" / "other.txt", "someone else's");
   w.env = {{"TRITON_CACHE_DIR", platform::path_to_utf8(w.tmp / "home")},
            {"TORCHINDUCTOR_CACHE_DIR", platform::path_to_utf8(w.tmp / "temp")},
-           {"MIOPEN_USER_DB_PATH", platform::path_to_utf8(w.tmp.path())}};
+           {"MIOPEN_USER_DB_PATH", platform::path_to_utf8(w.tmp.path())},
+           // The profile folder in other letter case, with a trailing separator.
+           {"MIOPEN_CUSTOM_CACHE_DIR", platform::path_to_utf8(w.tmp / "HOME") + "/"}};
+  fs::create_directories(w.tmp / "HOME");  // on Linux another folder; refused all the same
   auto done = caches::clear({"triton", "torchinductor", "miopen"}, w.inputs(), true);
   ASSERT_TRUE(done) << done.error().message;
-  EXPECT_EQ(done->size(), 3u);
+  EXPECT_EQ(done->size(), 4u);
   for (const auto& r : *done) {
     EXPECT_FALSE(r.removed) << r.usage.folder.path;
     EXPECT_TRUE(r.refused) << r.usage.folder.path;

@@ -123,6 +123,20 @@ TEST(WarmupFolders, PyTorchAndBinLibLayouts) {
   EXPECT_EQ(bin[1], (tmp / "libtorch" / "lib").lexically_normal());
 }
 
+TEST(WarmupFolders, TheProgramItselfCountsAndOtherFilesOnlyByTheirNames) {
+  TempDir tmp;
+  write_file(tmp / "trainer", elf_with_sections({".nv_fatbin"}));          // the program, no extension
+  write_file(tmp / "helper", elf_with_sections({".nv_fatbin"}));           // another tool: not read
+  write_file(tmp / "libcudnn.so.9.1.0", elf_with_sections({".nv_fatbin"}));
+  write_file(tmp / "KERNELS.DLL", pe_with_sections({".nv_fatb"}));
+  write_file(tmp / "weights.bin", fatbin_bytes());                         // data: not read
+  auto scan = warmup::find_cuda_binaries(tmp / "trainer");
+  std::vector<std::string> names;
+  for (const auto& b : scan.binaries) names.push_back(platform::path_to_utf8(b.filename()));
+  EXPECT_EQ(names, (std::vector<std::string>{"KERNELS.DLL", "libcudnn.so.9.1.0", "trainer"}));
+  EXPECT_EQ(warmup::find_cuda_binaries(tmp / "trainer", 1).binaries.size(), 1u);
+}
+
 // run's notice, with the test child as the program in a folder that holds CUDA device code.
 class FirstRunNotice : public ::testing::Test {
  protected:
