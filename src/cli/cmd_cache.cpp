@@ -48,7 +48,8 @@ std::string render_clear(const std::vector<caches::Removal>& removals, bool appl
   if (removals.empty()) return "Nothing to remove: none of these caches exists.\n";
   std::string out;
   for (const auto& r : removals) {
-    const std::string what = fmt::format("{} {} ({}, {} files)", r.usage.folder.name, r.usage.folder.path, ui::format_bytes(r.usage.bytes), r.usage.files);
+    const std::string what = fmt::format("{} {} ({}, {} file{})", r.usage.folder.name, r.usage.folder.path, ui::format_bytes(r.usage.bytes),
+                                         r.usage.files, r.usage.files == 1 ? "" : "s");
     if (r.refused) {
       out += s.yellow("left alone: ") + what + ": " + *r.refused + "\n";
     } else {

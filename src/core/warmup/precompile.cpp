@@ -15,7 +15,7 @@ Result<fs::path> find_precompile(const fs::path& runtime_dir, platform::Os os) {
   std::error_code ec;
   if (fs::is_regular_file(tool, ec)) return tool;
   return fail(ErrorKind::environment, fmt::format("This ZLUDA runtime has no zluda_precompile ({} does not exist)", tool),
-              "Builds of ZLUDA from v6 on ship it; install one with 'zcuda install', or pass --runtime-dir with such a build.");
+              "Recent ZLUDA builds ship it beside their libraries: install one with 'zcuda install', or pass --runtime-dir with a build that has it.");
 }
 
 namespace {
