@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,16 @@
 namespace {
 
 int fake_main(const std::vector<std::string>& args) {
-  const char* log = std::getenv("FAKE_PRECOMPILE_LOG");
-  if (log != nullptr) {
-    std::ofstream out(std::filesystem::path(std::u8string(log, log + std::char_traits<char>::length(log))), std::ios::binary | std::ios::app);
+  // The log's path may hold any letter: Windows gives it as UTF-16 (getenv would give the ANSI code page).
+#ifdef _WIN32
+  const wchar_t* raw = _wgetenv(L"FAKE_PRECOMPILE_LOG");
+  const std::optional<std::filesystem::path> log = raw ? std::optional<std::filesystem::path>(raw) : std::nullopt;
+#else
+  const char* raw = std::getenv("FAKE_PRECOMPILE_LOG");
+  const std::optional<std::filesystem::path> log = raw ? std::optional<std::filesystem::path>(raw) : std::nullopt;
+#endif
+  if (log) {
+    std::ofstream out(*log, std::ios::binary | std::ios::app);
     for (const auto& a : args) out << "arg:" << a << "\n";
   }
   std::printf("compiling %zu file(s)\n", args.size());
