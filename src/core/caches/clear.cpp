@@ -7,11 +7,37 @@
 
 #include <zcuda/caches/caches.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::caches {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Removes a folder's contents and then the folder. A link (a Windows junction included) is
+// removed as a link: its target is never entered.
+Status remove_tree(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> entries;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
+  if (ec) return std::unexpected(platform::io_error("list", dir, ec));
+  for (const auto& entry : entries) {
+    const auto status = fs::symlink_status(entry, ec);
+    if (!platform::is_link(entry) && fs::is_directory(status)) {
+      if (auto removed = remove_tree(entry); !removed) return removed;
+      continue;
+    }
+    fs::remove(entry, ec);
+    if (ec) return std::unexpected(platform::io_error("remove", entry, ec));
+  }
+  fs::remove(dir, ec);
+  if (ec) return std::unexpected(platform::io_error("remove", dir, ec));
+  return {};
+}
+
+}  // namespace
 
 Result<std::vector<Removal>> clear(const std::vector<std::string>& names, const Inputs& inputs, bool apply) {
   for (const auto& name : names) {
@@ -32,10 +58,7 @@ Result<std::vector<Removal>> clear(const std::vector<std::string>& names, const 
   if (!apply) return out;
   for (auto& removal : out) {
     if (removal.refused) continue;
-    // std::filesystem::remove_all removes a link it meets, not what the link points to.
-    std::error_code ec;
-    fs::remove_all(removal.usage.folder.path, ec);
-    if (ec) return std::unexpected(platform::io_error("remove", removal.usage.folder.path, ec));
+    if (auto removed = remove_tree(removal.usage.folder.path); !removed) return std::unexpected(removed.error());
     removal.removed = true;
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include <zcuda/caches/caches.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::caches {
@@ -45,7 +46,7 @@ Usage measure(const Folder& folder) {
   const auto top = fs::symlink_status(folder.path, ec);
   if (ec || !fs::exists(top)) return usage;
   usage.exists = true;
-  if (fs::is_symlink(top)) {
+  if (fs::is_symlink(top) || platform::is_link(folder.path)) {
     usage.is_link = true;
     return usage;
   }
@@ -56,6 +57,10 @@ Usage measure(const Folder& folder) {
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code entry_ec;
     const auto status = it->symlink_status(entry_ec);
+    if (!entry_ec && platform::is_link(it->path())) {
+      it.disable_recursion_pending();  // a Windows junction is not reported as a link by status
+      continue;
+    }
     if (entry_ec || !fs::is_regular_file(status)) continue;
     const auto size = it->file_size(entry_ec);
     if (entry_ec) continue;
