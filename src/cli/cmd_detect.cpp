@@ -110,6 +110,7 @@ CommandRun setup_detect(CLI::App& sub) {
     detect_options.root = options->root;
     detect_options.probe_hip_runtime = !options->no_hip;
     detect_options.environment = platform::current_environment();
+    detect_options.measure_caches = true;
     auto profile = detect::detect_machine(detect_options);
     if (!profile) return std::unexpected(profile.error());
     // The installed runtime belongs to zcuda, not the machine: added here, from home.

@@ -14,6 +14,7 @@
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
+#include <zcuda/warmup/warmup.hpp>
 
 #include "command.hpp"
 #include "launch_flags.hpp"
@@ -118,6 +119,10 @@ CommandRun setup_run(CLI::App& sub) {
         staged = true;
         output.json["stage"] = stage::to_json(*staging->result);
       }
+    }
+
+    if (!context.options.json && !context.options.quiet) {
+      if (auto slow = warmup::first_run_notice(plan->target, runtime->dir)) note(context, ui::NoticeKind::notice, *slow);
     }
 
     platform::ProcessSpec spec;

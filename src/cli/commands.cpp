@@ -11,6 +11,8 @@ CommandRun setup_unstage(CLI::App& sub);
 CommandRun setup_run(CLI::App& sub);
 CommandRun setup_bench(CLI::App& sub);
 CommandRun setup_explain(CLI::App& sub);
+CommandRun setup_cache(CLI::App& sub);
+CommandRun setup_warmup(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -23,6 +25,8 @@ const std::vector<CommandSpec>& commands() {
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
       {"bench", "Run a program under two runtimes alternated, check its output, and compare (A/B)", &setup_bench},
       {"explain", "Say what a failure message means and how to fix it, with this machine's facts", &setup_explain},
+      {"warmup", "Compile a program's GPU kernels into ZLUDA's cache ahead of its first run", &setup_warmup},
+      {"cache", "List the kernel caches (ZLUDA, MIOpen, Triton, TorchInductor); clear them", &setup_cache},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;

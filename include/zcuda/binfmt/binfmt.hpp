@@ -59,4 +59,12 @@ Result<Imports> parse(const ByteSource& source);  // by sniff(); invalid_input w
 // to be one but is malformed, or cannot be read.
 Result<std::optional<Imports>> read_imports(const std::filesystem::path& file);
 
+// CUDA device code (for `zcuda warmup`): an ELF section named ".nv_fatbin", a PE section named
+// ".nv_fatb" (PE keeps 8 bytes of a section name; NVCC's Windows output uses that name), or a
+// file that is a fatbin itself (magic 0x466243B1 at its start). Malformed headers are errors.
+inline constexpr std::uint32_t kFatbinMagic = 0x466243B1;
+Result<bool> has_fatbin(const ByteSource& source);
+// false for a file that is neither PE, ELF nor a fatbin.
+Result<bool> file_has_fatbin(const std::filesystem::path& file);
+
 }  // namespace zcuda::binfmt

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <optional>
 
+#include <zcuda/caches/caches.hpp>
 #include <zcuda/core/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/process.hpp>
@@ -14,10 +15,14 @@ struct Options {
   std::optional<std::filesystem::path> root;
   bool probe_hip_runtime = true;          // --no-hip turns it off
   platform::Environment environment;      // the variables probes consult (HIP_PATH, ROCM_PATH, ...)
+  bool measure_caches = false;            // walk the kernel caches for large-cache (zcuda detect; live only)
 };
 
 // Never fails for a machine that lacks things: what is missing becomes findings. Errors are
 // reserved for an unusable --root.
 Result<Profile> detect_machine(const Options& options);
+
+// A large-cache finding for each cache holding more than `threshold` bytes.
+void add_cache_findings(Profile& profile, const std::vector<caches::Usage>& usages, std::uint64_t threshold = caches::kLargeCacheBytes);
 
 }  // namespace zcuda::detect

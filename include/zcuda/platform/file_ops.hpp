@@ -36,4 +36,8 @@ Result<FileIdentity> file_identity(const std::filesystem::path& file);
 // The two identities are of one file (hard links of it, or one path twice).
 bool same_file(const FileIdentity& a, const FileIdentity& b);
 
+// The path itself is a link of any kind: a symbolic link, or on Windows any reparse point
+// (junctions too, which std::filesystem's status does not report as links). Not followed.
+bool is_link(const std::filesystem::path& path);
+
 }  // namespace zcuda::platform

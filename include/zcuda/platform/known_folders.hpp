@@ -1,5 +1,7 @@
 #pragma once
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include <zcuda/core/error.hpp>
 
@@ -14,5 +16,16 @@ struct UserFolders {
 };
 
 Result<UserFolders> user_folders();
+
+// Folders other programs (ZLUDA, MIOpen, Triton, PyTorch) keep their caches under, found as they
+// find them, so `zcuda cache` looks where they write.
+struct CacheRoots {
+  std::optional<std::filesystem::path> user_cache;  // Windows: %LOCALAPPDATA% (else the known folder);
+                                                    // Linux: $XDG_CACHE_HOME or ~/.cache
+  std::optional<std::filesystem::path> profile;     // Windows: %USERPROFILE%; Linux: $HOME
+  std::filesystem::path temp;                       // Python's tempfile.gettempdir(): TMPDIR, TEMP, TMP, else the OS's
+  std::string user;                                 // Python's getpass.getuser(): LOGNAME, USER, LNAME, USERNAME, else the account
+};
+CacheRoots cache_roots();
 
 }  // namespace zcuda::platform

@@ -78,4 +78,20 @@ Result<std::optional<Imports>> read_imports(const fs::path& file) {
   return std::optional<Imports>(std::move(*imports));
 }
 
+Result<bool> file_has_fatbin(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) return std::unexpected(platform::io_error("read", file, ec));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::unexpected(platform::io_error("open", file, std::error_code(errno, std::generic_category())));
+  FileSource source(in, size);
+  auto found = has_fatbin(source);
+  if (!found) {
+    Error error = std::move(found.error());
+    error.message = fmt::format("{}: {}", file, error.message);
+    return std::unexpected(std::move(error));
+  }
+  return *found;
+}
+
 }  // namespace zcuda::binfmt

@@ -46,6 +46,11 @@ Result<Profile> detect_machine(const Options& options) {
   probe_cuda(view, options.environment, profile);
   assign_status(profile);
   derive_findings(options.environment, profile);
+  if (options.measure_caches && !options.root) {
+    std::vector<caches::Usage> usages;
+    for (const auto& folder : caches::locate(caches::live_inputs())) usages.push_back(caches::measure(folder));
+    add_cache_findings(profile, usages);
+  }
   // AMD GPUs in the order programs will see them, then the others.
   std::stable_sort(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& a, const Gpu& b) {
     auto rank = [](const Gpu& g) { return g.hip_index ? *g.hip_index : (g.vendor_id == kVendorAmd ? 1000 : 2000); };

@@ -48,4 +48,9 @@ Result<FileIdentity> file_identity(const fs::path& file) {
 
 bool same_file(const FileIdentity& a, const FileIdentity& b) { return a.volume == b.volume && a.index == b.index; }
 
+bool is_link(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(path, ec));
+}
+
 }  // namespace zcuda::platform

@@ -75,4 +75,9 @@ Result<FileIdentity> file_identity(const std::filesystem::path& file) {
 
 bool same_file(const FileIdentity& a, const FileIdentity& b) { return a.volume == b.volume && a.index == b.index; }
 
+bool is_link(const fs::path& path) {
+  const DWORD attributes = GetFileAttributesW(path.c_str());
+  return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0;
+}
+
 }  // namespace zcuda::platform

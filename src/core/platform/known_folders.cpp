@@ -4,8 +4,14 @@
 
 #ifdef _WIN32
 #include <windows.h>
+#include <lmcons.h>
 #include <shlobj.h>
+#else
+#include <pwd.h>
+#include <unistd.h>
 #endif
+
+#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::platform {
 
@@ -45,5 +51,63 @@ Result<UserFolders> user_folders() {
                      state.value_or(h / ".local/state")};
 }
 #endif
+
+namespace {
+
+std::optional<std::filesystem::path> absolute_env(std::string_view var) {
+  auto value = get_env(var);
+  if (!value || value->empty()) return std::nullopt;
+  auto path = path_from_utf8(*value);
+  if (!path.is_absolute()) return std::nullopt;
+  return path;
+}
+
+std::string account_name() {
+#ifdef _WIN32
+  wchar_t name[UNLEN + 1];
+  DWORD size = UNLEN + 1;
+  if (!GetUserNameW(name, &size) || size == 0) return {};
+  return path_to_utf8(std::filesystem::path(std::wstring(name, size - 1)));
+#else
+  const passwd* entry = getpwuid(getuid());
+  return entry != nullptr && entry->pw_name != nullptr ? std::string(entry->pw_name) : std::string();
+#endif
+}
+
+}  // namespace
+
+CacheRoots cache_roots() {
+  CacheRoots roots;
+#ifdef _WIN32
+  // Programs see %LOCALAPPDATA%; the known folder stands in when it is unset.
+  roots.profile = absolute_env("USERPROFILE");
+  roots.user_cache = absolute_env("LOCALAPPDATA");
+#else
+  roots.profile = absolute_env("HOME");
+  roots.user_cache = absolute_env("XDG_CACHE_HOME");
+#endif
+  if (!roots.user_cache) {
+    if (auto folders = user_folders()) roots.user_cache = folders->cache;
+  }
+  // tempfile.gettempdir() tries TMPDIR, TEMP and TMP, then the OS's own choice.
+  for (const char* var : {"TMPDIR", "TEMP", "TMP"}) {
+    if (auto dir = absolute_env(var)) {
+      roots.temp = *dir;
+      break;
+    }
+  }
+  if (roots.temp.empty()) {
+    std::error_code ec;
+    roots.temp = std::filesystem::temp_directory_path(ec);
+  }
+  for (const char* var : {"LOGNAME", "USER", "LNAME", "USERNAME"}) {
+    if (auto name = get_env(var); name && !name->empty()) {
+      roots.user = *name;
+      break;
+    }
+  }
+  if (roots.user.empty()) roots.user = account_name();
+  return roots;
+}
 
 }  // namespace zcuda::platform

@@ -1,0 +1,67 @@
+#pragma once
+// `zcuda warmup`: compile a program's CUDA kernels into ZLUDA's cache ahead of its first run, with
+// ZLUDA's own zluda_precompile, so that run does not sit for minutes looking hung. Also the check
+// behind run's "the first run may compile for a long time" notice (docs/caches.md).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <zcuda/caches/caches.hpp>
+#include <zcuda/core/error.hpp>
+#include <zcuda/platform/os.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::warmup {
+
+// The folders a program loads CUDA libraries from: its own folder and, for PyTorch-style
+// layouts, lib/ and torch/lib/ under it, and ../lib beside a bin/ folder. Existing ones only.
+std::vector<std::filesystem::path> search_folders(const std::filesystem::path& app_or_folder);
+
+struct Scan {
+  std::vector<std::filesystem::path> folders;   // searched
+  std::vector<std::filesystem::path> binaries;  // carrying CUDA device code, sorted, each once
+  std::vector<std::string> unreadable;          // files that claim to be PE/ELF but are not sound
+};
+
+// The files in those folders (not their subfolders) that carry an embedded fatbin: the program
+// itself, and files named as programs or libraries (.exe, .dll, .so, .so.N, .fatbin, .cubin). `limit` stops
+// the search after that many found (run's notice needs one).
+Scan find_cuda_binaries(const std::filesystem::path& app_or_folder, std::size_t limit = SIZE_MAX);
+
+// ZLUDA's zluda_precompile beside its libraries; environment error when this build lacks it.
+Result<std::filesystem::path> find_precompile(const std::filesystem::path& runtime_dir, platform::Os os);
+
+struct FileResult {
+  std::filesystem::path file;
+  bool ok = false;
+  std::string ended;   // how zluda_precompile ended ("exit code 3", ...); empty when it succeeded
+  std::string output;  // the last lines of what it printed
+  double seconds = 0;
+};
+
+struct Progress {
+  std::function<void(std::size_t index, std::size_t total, const std::filesystem::path& file)> started;
+  std::function<void(std::size_t index, std::size_t total, const FileResult& result)> finished;
+};
+
+// Runs `tool FILE` for each file in turn. Stops early (error kind interrupted) when `cancel` is set.
+Result<std::vector<FileResult>> precompile(const std::filesystem::path& tool, const std::vector<std::filesystem::path>& files,
+                                           const platform::Environment& environment, const Progress& progress,
+                                           const std::atomic<bool>* cancel = nullptr);
+
+nlohmann::json to_json(const FileResult& result);
+
+// run's notice: when the program's folder holds CUDA binaries and ZLUDA's compute cache is
+// missing, empty, or older than the runtime's files, the line to print; nullopt otherwise.
+std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir,
+                                            const caches::Inputs& inputs);
+std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir);
+
+}  // namespace zcuda::warmup

@@ -1,0 +1,102 @@
+// zcuda warmup: compile a program's CUDA kernels into ZLUDA's cache ahead of its first run.
+#include <fmt/format.h>
+
+#include <zcuda/core/path_format.hpp>
+#include <zcuda/launch/launch.hpp>
+#include <zcuda/platform/interrupt.hpp>
+#include <zcuda/platform/utf8.hpp>
+#include <zcuda/ui/units.hpp>
+#include <zcuda/warmup/warmup.hpp>
+
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+namespace {
+
+struct WarmupOptions {
+  std::filesystem::path app;
+  std::optional<std::filesystem::path> runtime_dir;
+  std::optional<std::filesystem::path> hip_path;
+};
+
+}  // namespace
+
+CommandRun setup_warmup(CLI::App& sub) {
+  auto o = std::make_shared<WarmupOptions>();
+  add_path_option(sub, "APP", o->app, "The program, or its folder")->required();
+  add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
+  add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, else ROCm's)");
+  sub.footer("Runs ZLUDA's zluda_precompile on each file of the program's folder (and lib/, torch/lib/) that carries CUDA "
+             "device code. Exit codes: 0 all compiled, 1 a file failed, 3 nothing to warm up, 10 this ZLUDA has no zluda_precompile.");
+
+  return [o](Context& context) -> Result<CommandOutput> {
+    std::error_code ec;
+    if (!std::filesystem::exists(o->app, ec)) {
+      return fail(ErrorKind::not_found, fmt::format("{} does not exist", o->app), "Give the program or the folder it is in.");
+    }
+    auto runtime = launch::locate_runtime(o->runtime_dir, context.home);
+    if (!runtime) return std::unexpected(runtime.error());
+    const auto os = platform::current_os();
+    auto tool = warmup::find_precompile(runtime->dir, os);
+    if (!tool) return std::unexpected(tool.error());
+
+    const auto scan = warmup::find_cuda_binaries(o->app);
+    if (scan.binaries.empty()) {
+      Error error{ErrorKind::not_found, fmt::format("Nothing to warm up: no file in {} carries CUDA device code", o->app),
+                  "Give the folder that holds the program's CUDA libraries (torch_cuda.dll, libtorch_cuda.so, ...).", {}};
+      for (const auto& folder : scan.folders) error.notes.push_back(fmt::format("searched {}", folder));
+      return std::unexpected(std::move(error));
+    }
+
+    // zluda_precompile gets the environment `run` gives a program (HIP's folders on the search path).
+    launch::LaunchOptions launch_options;
+    launch_options.program = *tool;
+    launch_options.runtime = *runtime;
+    launch_options.hip_path = o->hip_path;
+    launch_options.direct = true;
+    auto plan = launch::prepare_launch(launch_options, platform::current_environment());
+    if (!plan) return std::unexpected(plan.error());
+
+    const bool show = !context.options.quiet && !context.options.json;
+    warmup::Progress progress;
+    progress.started = [&](std::size_t i, std::size_t total, const std::filesystem::path& file) {
+      if (show) context.notices.print(ui::NoticeKind::notice, fmt::format("[{}/{}] compiling {} ...", i + 1, total, file));
+    };
+    progress.finished = [&](std::size_t i, std::size_t total, const warmup::FileResult& r) {
+      if (!show) return;
+      if (r.ok) {
+        context.notices.print(ui::NoticeKind::notice, fmt::format("[{}/{}] done in {}", i + 1, total, ui::format_duration(r.seconds)));
+      } else {
+        context.notices.print(ui::NoticeKind::warning, fmt::format("[{}/{}] {} failed after {}: zluda_precompile ended with {}", i + 1, total,
+                                                                    r.file.filename(), ui::format_duration(r.seconds), r.ended));
+      }
+    };
+    auto results = warmup::precompile(*tool, scan.binaries, plan->environment, progress, &platform::interrupt_flag());
+    if (!results) return std::unexpected(results.error());
+
+    CommandOutput output;
+    double seconds = 0;
+    std::size_t failed = 0;
+    output.json["runtime"] = {{"dir", platform::path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
+    output.json["tool"] = platform::path_to_utf8(*tool);
+    output.json["files"] = nlohmann::json::array();
+    for (const auto& r : *results) {
+      seconds += r.seconds;
+      failed += r.ok ? 0 : 1;
+      output.json["files"].push_back(warmup::to_json(r));
+    }
+    output.json["seconds"] = seconds;
+    output.json["failed"] = failed;
+    output.text = fmt::format("Warmed up {} of {} file(s) in {}.\n", results->size() - failed, results->size(), ui::format_duration(seconds));
+    for (const auto& r : *results) {
+      if (r.ok) continue;
+      output.text += fmt::format("  failed: {} ({})\n", r.file, r.ended);
+      if (!r.output.empty()) output.text += "    " + r.output.substr(0, r.output.find_last_not_of("\r\n") + 1) + "\n";
+    }
+    if (failed > 0) output.exit_code = 1;
+    return output;
+  };
+}
+
+}  // namespace zcuda::cli

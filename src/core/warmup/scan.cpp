@@ -1,0 +1,76 @@
+// Which files of a program carry CUDA device code (binfmt::has_fatbin decides per file).
+#include <algorithm>
+#include <cctype>
+
+#include <spdlog/spdlog.h>
+
+#include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/platform/utf8.hpp>
+#include <zcuda/warmup/warmup.hpp>
+
+namespace zcuda::warmup {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> search_folders(const fs::path& app_or_folder) {
+  std::error_code ec;
+  fs::path base = fs::absolute(app_or_folder, ec).lexically_normal();
+  if (!fs::is_directory(base, ec)) base = base.parent_path();
+  std::vector<fs::path> candidates = {base, base / "lib", base / "torch" / "lib"};
+  if (base.filename() == "bin") candidates.push_back(base.parent_path() / "lib");
+  std::vector<fs::path> out;
+  for (const auto& c : candidates) {
+    if (fs::is_directory(c, ec) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+// Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files. Other files
+// (scripts, data, a Linux bin/ folder's tools) are not read.
+bool binary_name(const fs::path& file) {
+  std::string name = platform::path_to_utf8(file.filename());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view ext : {".exe", ".dll", ".so", ".fatbin", ".cubin"}) {
+    if (name.ends_with(ext)) return true;
+  }
+  return name.find(".so.") != std::string::npos;
+}
+
+}  // namespace
+
+Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
+  Scan scan;
+  std::error_code app_ec;
+  // The program itself counts whatever its name (a Linux executable has no extension).
+  const fs::path app = fs::is_regular_file(app_or_folder, app_ec) ? fs::absolute(app_or_folder, app_ec).lexically_normal() : fs::path();
+  scan.folders = search_folders(app_or_folder);
+  std::vector<fs::path> seen;  // canonical paths: lib.so, lib.so.1 and lib.so.1.2 are one file
+  for (const auto& folder : scan.folders) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code entry_ec;
+      if (it->is_regular_file(entry_ec) && (it->path() == app || binary_name(it->path()))) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      if (scan.binaries.size() >= limit) return scan;
+      std::error_code canon_ec;
+      const fs::path real = fs::canonical(file, canon_ec);
+      if (canon_ec || std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
+      seen.push_back(real);
+      auto found = binfmt::file_has_fatbin(file);
+      if (!found) {
+        spdlog::debug("warmup: {}", found.error().message);
+        scan.unreadable.push_back(found.error().message);
+        continue;
+      }
+      if (*found) scan.binaries.push_back(file);
+    }
+  }
+  return scan;
+}
+
+}  // namespace zcuda::warmup
