@@ -9,6 +9,7 @@
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/core/version.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
@@ -37,7 +38,7 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
-    out += fmt::format("{}={}\n", c.name, c.after);
+    out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
   out += fmt::format("# command: {}", plan.program);
@@ -81,6 +82,10 @@ CommandRun setup_run(CLI::App& sub) {
     auto runtime = launch::locate_runtime(o->runtime_dir, context.home);
     if (!runtime) return std::unexpected(runtime.error());
     options.runtime = *runtime;
+    // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
+    if (auto learned = launch::learn_launcher_join(options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
+      return std::unexpected(learned.error());
+    }
     auto plan = launch::prepare_launch(options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 

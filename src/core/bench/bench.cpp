@@ -8,6 +8,7 @@
 
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/fetch.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
@@ -64,6 +65,10 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
       for (auto& l : *libraries) info.libraries.push_back({std::move(l.name), std::move(l.sha256)});
     } else {
       observer.notice(fmt::format("variant {}: the runtime's libraries could not be listed: {}", out.record.name, libraries.error().message));
+    }
+    // Through zluda.exe the arguments are encoded for how this runtime's launcher passes them.
+    if (auto learned = launch::learn_launcher_join(launch, home.state); !learned) {
+      return std::unexpected(std::move(learned.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
     }
   }
   auto plan = out.runtime ? launch::prepare_launch(launch, base) : launch::prepare_native_launch(launch, base);

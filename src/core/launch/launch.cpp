@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/utf8.hpp>
 
@@ -79,6 +80,16 @@ void set_variable(LaunchPlan& plan, Os os, const std::string& name, std::string 
   plan.changes.push_back(EnvChange{key, before, std::move(value), std::move(why)});
 }
 
+// Takes a variable out of the plan's environment, recording it, when it is there.
+void remove_variable(LaunchPlan& plan, Os os, const std::string& name, std::string why) {
+  const auto key = platform::variable_key(plan.environment, name, os);
+  if (!key) return;
+  const std::string before = plan.environment.at(*key);
+  plan.environment.erase(*key);
+  std::erase_if(plan.changes, [&](const EnvChange& c) { return c.name == *key; });
+  plan.changes.push_back(EnvChange{*key, before, "", std::move(why), true});
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
@@ -146,7 +157,19 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
       set("HIPBLASLT_TENSILE_LIBPATH", dir->string(), "hipBLASLt kernels");
     }
   }
-  if (options.device) set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
+  if (options.device) {
+    set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
+    // HIP numbers the devices ROCR_VISIBLE_DEVICES leaves visible: with both set, the index would
+    // name another GPU, or none.
+    remove_variable(plan, os, "ROCR_VISIBLE_DEVICES",
+                    "HIP_VISIBLE_DEVICES counts only the GPUs ROCR_VISIBLE_DEVICES leaves visible, so the index would name "
+                    "another GPU or none");
+  }
+  if (options.tf32_override && !lookup(base, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", os)) {
+    set("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1",
+        "PyTorch lets cuBLAS use TF32 for FP32 matrix products, as the community wrapper does (faster, about 3 decimal "
+        "digits); --no-tf32-override leaves it unset");
+  }
 
   if (os == Os::windows) {
     // Windows looks for a DLL in the program's folder, the system folders, then PATH, and so do
@@ -183,8 +206,18 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     // ZLUDA's recommended launch: zluda.exe injects its libraries into the program and children.
     plan.program = launcher;
     plan.through_launcher = true;
-    plan.args = {"--", plan.target.string()};
-    plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
+    if (options.launcher_join) {
+      // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
+      auto command = launcher_command(*options.launcher_join, options.launcher_flags, platform::path_to_utf8(plan.target), options.args);
+      if (!command) return std::unexpected(command.error());
+      plan.args = std::move(*command);
+      plan.launcher_join = options.launcher_join;
+    } else {
+      plan.args = options.launcher_flags;
+      plan.args.push_back("--");
+      plan.args.push_back(platform::path_to_utf8(plan.target));
+      plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
+    }
   } else {
     plan.program = plan.target;
     plan.args = options.args;
@@ -208,11 +241,16 @@ nlohmann::json to_json(const LaunchPlan& plan) {
   using nlohmann::json;
   json changes = json::array();
   for (const auto& c : plan.changes) {
-    changes.push_back({{"name", c.name}, {"before", c.before ? json(*c.before) : json(nullptr)}, {"value", c.after}, {"why", c.why}});
+    changes.push_back({{"name", c.name},
+                       {"before", c.before ? json(*c.before) : json(nullptr)},
+                       {"value", c.removed ? json(nullptr) : json(c.after)},
+                       {"removed", c.removed},
+                       {"why", c.why}});
   }
   return {{"program", plan.target.string()},
           {"executable", plan.program.string()},
           {"through_launcher", plan.through_launcher},
+          {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},
           {"environment", changes}};
 }

@@ -1,0 +1,124 @@
+// The environment `zcuda run` sets beyond the libraries' paths (environment parity with the
+// community wrapper), and how a launch through zluda.exe is encoded in the plan.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/launch/launch.hpp>
+#include <zcuda/platform/utf8.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace zcuda::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+class PlanFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    program = tmp / "app dir" / "app.exe";
+    test::write_file(program, "program");
+    fs::create_directories(tmp / "runtime");
+    options.program = program;
+    options.runtime.dir = tmp / "runtime";
+    options.os = Os::linux;
+  }
+  const EnvChange* change(const LaunchPlan& plan, const std::string& name) {
+    auto it = std::find_if(plan.changes.begin(), plan.changes.end(), [&](const EnvChange& c) { return c.name == name; });
+    return it == plan.changes.end() ? nullptr : &*it;
+  }
+  test::TempDir tmp;
+  fs::path program;
+  LaunchOptions options;
+};
+
+TEST_F(PlanFixture, Tf32OverrideIsSetByDefaultAndSaysWhy) {
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->environment.at("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"), "1");
+  ASSERT_NE(change(*plan, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"), nullptr);
+  EXPECT_NE(change(*plan, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE")->why.find("--no-tf32-override"), std::string::npos);
+}
+
+TEST_F(PlanFixture, NoTf32OverrideLeavesItAndAUsersValueIsKept) {
+  options.tf32_override = false;
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->environment.contains("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"));
+  options.tf32_override = true;
+  auto kept = prepare_launch(options, {{"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "0"}});
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->environment.at("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"), "0");
+  EXPECT_EQ(change(*kept, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE"), nullptr);
+}
+
+TEST_F(PlanFixture, ADeviceChoiceTakesRocrVisibleDevicesAway) {
+  options.device = "1";
+  auto plan = prepare_launch(options, {{"ROCR_VISIBLE_DEVICES", "0"}});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->environment.at("HIP_VISIBLE_DEVICES"), "1");
+  EXPECT_FALSE(plan->environment.contains("ROCR_VISIBLE_DEVICES"));
+  const auto* removed = change(*plan, "ROCR_VISIBLE_DEVICES");
+  ASSERT_NE(removed, nullptr);
+  EXPECT_TRUE(removed->removed);
+  EXPECT_EQ(removed->before, "0");
+  EXPECT_NE(removed->why.find("HIP_VISIBLE_DEVICES"), std::string::npos);
+  for (const auto& c : to_json(*plan).at("environment")) {
+    if (c.at("name") == "ROCR_VISIBLE_DEVICES") {
+      EXPECT_TRUE(c.at("value").is_null() && c.at("removed").get<bool>());
+    }
+  }
+  // Without a device choice it is the user's to keep; --env still wins.
+  options.device.reset();
+  auto untouched = prepare_launch(options, {{"ROCR_VISIBLE_DEVICES", "0"}});
+  ASSERT_TRUE(untouched);
+  EXPECT_EQ(untouched->environment.at("ROCR_VISIBLE_DEVICES"), "0");
+  options.device = "1";
+  options.overrides = {{"ROCR_VISIBLE_DEVICES", "1"}};
+  auto overridden = prepare_launch(options, {{"ROCR_VISIBLE_DEVICES", "0"}});
+  ASSERT_TRUE(overridden);
+  EXPECT_EQ(overridden->environment.at("ROCR_VISIBLE_DEVICES"), "1");
+}
+
+TEST_F(PlanFixture, HipblasltUsesTheGpusOwnKernelFolder) {
+  const fs::path hip = tmp / "rocm";
+  fs::create_directories(hip / "lib" / "hipblaslt" / "library" / "gfx1100");
+  options.hip_path = hip;
+  options.gfx = "gfx1100";
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(platform::path_from_utf8(plan->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library" / "gfx1100");
+  options.gfx = "gfx1201";  // no folder of its own: the whole library
+  auto other = prepare_launch(options, {});
+  ASSERT_TRUE(other);
+  EXPECT_EQ(platform::path_from_utf8(other->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library");
+}
+
+TEST_F(PlanFixture, ALaunchThroughZludaExeIsEncodedForItsJoin) {
+  test::write_file(tmp / "runtime" / "zluda.exe", "launcher");
+  options.os = Os::windows;
+  options.args = {"a b", ""};
+  options.launcher_join = LauncherJoin::spaces;
+  options.launcher_flags = {"--zluda-trace"};
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->through_launcher);
+  const std::string target = platform::path_to_utf8(plan->target);
+  EXPECT_EQ(plan->args, (std::vector<std::string>{"--zluda-trace", "--", "\"" + target + "\"", "\"a b\"", "\"\""}));
+  EXPECT_EQ(to_json(*plan).at("launcher_join"), "spaces");
+  // A launcher that cannot carry the arguments refuses before anything starts.
+  options.launcher_join = LauncherJoin::no_separator;
+  auto refused = prepare_launch(options, {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().hint.find("--direct"), std::string::npos);
+  options.direct = true;
+  auto direct = prepare_launch(options, {});
+  ASSERT_TRUE(direct);
+  EXPECT_FALSE(direct->through_launcher);
+  EXPECT_EQ(direct->args, options.args);
+}
+
+}  // namespace
+}  // namespace zcuda::launch
