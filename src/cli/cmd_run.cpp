@@ -99,7 +99,7 @@ CommandRun setup_run(CLI::App& sub) {
 
     bool staged = false;
     if (!o->launch.no_stage) {
-      auto staging = stage::stage_for_launch(plan->target, runtime->dir, platform::current_os(), detected);
+      auto staging = stage::stage_for_launch(plan->target, plan->runtime_dir, platform::current_os(), detected);
       if (!staging) return std::unexpected(staging.error());
       for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
       for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);

@@ -36,6 +36,7 @@ struct LaunchOptions {
   // arguments go to zluda.exe as given.
   std::optional<LauncherJoin> launcher_join;
   std::vector<std::string> launcher_flags;       // zluda.exe's own, before "--" (--zluda-trace)
+  std::optional<bool> elevated;                  // whether zcuda runs as administrator; unset: ask Windows
   platform::Os os = platform::current_os();
 };
 
@@ -54,6 +55,8 @@ struct LaunchPlan {
   std::filesystem::path target;       // the user's program, resolved
   bool through_launcher = false;
   std::optional<LauncherJoin> launcher_join;  // how the arguments were encoded for zluda.exe
+  std::filesystem::path runtime_dir;  // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
+  bool is_32bit = false;              // Windows: the program is a 32-bit (x86) PE
   platform::Environment environment;  // the child's whole environment
   std::vector<EnvChange> changes;
 };

@@ -55,6 +55,12 @@ Result<LauncherJoin> known_launcher_join(const std::filesystem::path& zluda_exe,
 Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::vector<std::string>& flags,
                                                   std::string_view program, const std::vector<std::string>& args);
 
+// The join of `runtime_dir`'s zluda.exe when launches go through it (Windows, and the folder has
+// one); none otherwise. The echo target is the zcuda-probe beside zcuda.
+Result<std::optional<LauncherJoin>> launcher_join_for_runtime(const std::filesystem::path& runtime_dir,
+                                                              const std::optional<std::filesystem::path>& state_dir,
+                                                              platform::Os os = platform::current_os());
+
 // For a launch that goes through zluda.exe (Windows, not --direct, the runtime has one): sets
 // options.launcher_join from the record or by learning with the zcuda-probe beside zcuda. Does
 // nothing otherwise. `state_dir`: where records are kept (none: learned, not kept).

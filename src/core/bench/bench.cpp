@@ -82,7 +82,7 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
 Status stage_for(PreparedVariant& variant, const BenchOptions& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
   if (variant.runtime && !options.no_stage) {
-    auto staged = stage::stage_for_launch(variant.plan.target, variant.runtime->dir, options.launch.os, detected);
+    auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir, options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());
     notices = std::move(staged->notices);
     for (auto& w : staged->warnings) notices.push_back("warning: " + w);

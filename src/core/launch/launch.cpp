@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/core/path_format.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/windows_system.hpp>
 #include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
@@ -90,6 +92,43 @@ void remove_variable(LaunchPlan& plan, Os os, const std::string& name, std::stri
   plan.changes.push_back(EnvChange{*key, before, "", std::move(why), true});
 }
 
+constexpr std::uint16_t kMachineI386 = 0x14c;
+
+// Windows: what the program's PE header and manifest say about how it can be started. A 32-bit
+// program needs ZLUDA's 32-bit launcher and DLLs (the "32" folder of recent builds): a 64-bit
+// DLL injected into it fails with "initialization routine failed". A program whose manifest
+// requires administrator rights cannot be started from a terminal that is not elevated (error
+// 740). Files that are not PE, or that do not parse, are left to Windows to judge.
+Status check_windows_program(const LaunchOptions& options, LaunchPlan& plan) {
+  auto read = binfmt::read_imports(plan.target);
+  if (!read || !*read || (*read)->format != binfmt::Format::pe) return {};
+  const binfmt::Imports& pe = **read;
+  if (!pe.is_64bit && pe.machine == kMachineI386) {
+    plan.is_32bit = true;
+    const fs::path folder = options.runtime.dir / "32";
+    std::error_code ec;
+    if (!fs::exists(folder / "nvcuda.dll", ec) && !fs::exists(folder / "zluda.exe", ec)) {
+      return fail(ErrorKind::unsupported,
+                  fmt::format("{} is a 32-bit program, and this ZLUDA ({}) has no 32-bit libraries (no 32\\zluda.exe or "
+                              "32\\nvcuda.dll)",
+                              plan.target, options.runtime.dir),
+                  "ZLUDA's 64-bit DLLs cannot load into a 32-bit program (Windows would say \"initialization routine failed\"). "
+                  "Use a ZLUDA build that ships a 32 folder, or the program's 64-bit version.");
+    }
+    plan.runtime_dir = folder;
+  }
+  if (pe.manifest && pe.manifest->find("requireAdministrator") != std::string::npos &&
+      !options.elevated.value_or(platform::windows::process_is_elevated())) {
+    return fail(ErrorKind::environment,
+                fmt::format("{} asks for administrator rights (its manifest says requireAdministrator), and zcuda is not "
+                            "running as administrator",
+                            plan.target),
+                "Windows will not start it from here (error 740). Open the terminal as administrator (right-click, Run as "
+                "administrator) and run zcuda again.");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
@@ -143,7 +182,11 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     set_variable(plan, os, name, std::move(value), std::move(why));
   };
 
-  const fs::path& runtime = options.runtime.dir;
+  plan.runtime_dir = options.runtime.dir;
+  if (os == Os::windows) {
+    if (auto checked = check_windows_program(options, plan); !checked) return std::unexpected(checked.error());
+  }
+  const fs::path runtime = plan.runtime_dir;
   auto hip = find_hip(options, base);
   if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
   set("ZLUDA_CC", options.zluda_cc,

@@ -145,14 +145,22 @@ Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::
   return out;
 }
 
-Status learn_launcher_join(LaunchOptions& options, const std::optional<fs::path>& state_dir) {
-  const fs::path launcher = options.runtime.dir / "zluda.exe";
+Result<std::optional<LauncherJoin>> launcher_join_for_runtime(const fs::path& runtime_dir, const std::optional<fs::path>& state_dir,
+                                                              platform::Os os) {
+  const fs::path launcher = runtime_dir / "zluda.exe";
   std::error_code ec;
-  if (options.os != platform::Os::windows || options.direct || options.runtime.dir.empty() || !fs::is_regular_file(launcher, ec)) return {};
+  if (os != platform::Os::windows || runtime_dir.empty() || !fs::is_regular_file(launcher, ec)) return std::optional<LauncherJoin>{};
   // The echo target is verify's own worker, which ships beside zcuda.
   auto probe = verify::find_probe();
   if (!probe) return std::unexpected(std::move(probe.error()).with_note("zcuda needs it to learn how zluda.exe passes arguments"));
   auto join = known_launcher_join(launcher, *probe, state_dir);
+  if (!join) return std::unexpected(join.error());
+  return std::optional<LauncherJoin>(*join);
+}
+
+Status learn_launcher_join(LaunchOptions& options, const std::optional<fs::path>& state_dir) {
+  if (options.direct) return {};
+  auto join = launcher_join_for_runtime(options.runtime.dir, state_dir, options.os);
   if (!join) return std::unexpected(join.error());
   options.launcher_join = *join;
   return {};

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <zcuda/core/error.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/utf8.hpp>
 
@@ -118,6 +119,62 @@ TEST_F(PlanFixture, ALaunchThroughZludaExeIsEncodedForItsJoin) {
   ASSERT_TRUE(direct);
   EXPECT_FALSE(direct->through_launcher);
   EXPECT_EQ(direct->args, options.args);
+}
+
+// Real PE files built by the binfmt suite with MinGW-w64 (i686 and x86_64).
+fs::path pe_file(const char* arch, const char* name) { return platform::path_from_utf8(ZCUDA_TEST_PE_DIR) / arch / name; }
+
+class WindowsProgramFixture : public PlanFixture {
+ protected:
+  void use(const char* arch, const char* name) {
+    if (!fs::exists(pe_file(arch, name))) GTEST_SKIP() << arch << "-w64-mingw32 tools were not found at configure time";
+    fs::copy_file(pe_file(arch, name), program, fs::copy_options::overwrite_existing);
+    options.os = Os::windows;
+    test::write_file(tmp / "runtime" / "zluda.exe", "launcher");
+  }
+};
+
+TEST_F(WindowsProgramFixture, A32BitProgramWithoutZludas32FolderIsRefusedNamingTheCause) {
+  use("i686", "app.exe");
+  auto plan = prepare_launch(options, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::unsupported);
+  EXPECT_NE(plan.error().message.find("32-bit program"), std::string::npos) << plan.error().message;
+  EXPECT_NE(plan.error().hint.find("initialization routine failed"), std::string::npos) << plan.error().hint;
+}
+
+TEST_F(WindowsProgramFixture, A32BitProgramUsesZludas32Folder) {
+  use("i686", "app.exe");
+  test::write_file(tmp / "runtime" / "32" / "zluda.exe", "32-bit launcher");
+  test::write_file(tmp / "runtime" / "32" / "nvcuda.dll", "32-bit driver");
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->is_32bit);
+  EXPECT_EQ(plan->program, tmp / "runtime" / "32" / "zluda.exe");
+  EXPECT_EQ(plan->runtime_dir, tmp / "runtime" / "32");
+  EXPECT_NE(plan->environment.at("PATH").find(platform::path_to_utf8(tmp / "runtime" / "32")), std::string::npos);
+}
+
+TEST_F(WindowsProgramFixture, A64BitProgramUsesTheRuntimeItself) {
+  use("x86_64", "app.exe");
+  test::write_file(tmp / "runtime" / "32" / "zluda.exe", "32-bit launcher");
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->is_32bit);
+  EXPECT_EQ(plan->program, tmp / "runtime" / "zluda.exe");
+}
+
+TEST_F(WindowsProgramFixture, AProgramRequiringAdministratorNeedsAnElevatedTerminal) {
+  use("x86_64", "app_admin.exe");
+  options.elevated = false;
+  auto plan = prepare_launch(options, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().kind, ErrorKind::environment);
+  EXPECT_NE(plan.error().message.find("administrator"), std::string::npos) << plan.error().message;
+  EXPECT_NE(plan.error().hint.find("Run as administrator"), std::string::npos) << plan.error().hint;
+  EXPECT_NE(plan.error().hint.find("740"), std::string::npos) << plan.error().hint;
+  options.elevated = true;
+  EXPECT_TRUE(prepare_launch(options, {}));
 }
 
 }  // namespace

@@ -104,6 +104,29 @@ TEST_F(LauncherRun, ALauncherWithoutSeparatorsCarriesOneArgumentAndRefusesMore) 
   EXPECT_EQ(direct.out, argdump_output(hostile));
 }
 
+// verify's probe processes go through the same encoding: a probe under a folder with spaces
+// (zcuda unzipped under C:\Program Files) starts through a space-joining launcher and prints its
+// result, and learning itself works from there.
+TEST_F(LauncherRun, VerifysProbesGoThroughTheSameEncoding) {
+  const fs::path probe = tmp.path() / "Program Files" / "zcuda dir" / "zcuda-probe.exe";
+  fs::create_directories(probe.parent_path());
+  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_PROBE_BIN), probe);
+  const auto runtime = runtime_with(FAKE_ZLUDA_spaces);
+  CommandOptions options;
+  options.set_env["ZCUDA_TEST_PROBE"] = platform::path_to_utf8(probe);
+  auto r = run_zcuda({"--home", platform::path_to_utf8(tmp.path() / "home"), "--json", "verify", "--runtime-dir",
+                      platform::path_to_utf8(runtime), "--check", "driver.init"},
+                     options);
+  EXPECT_NE(r.out.find("driver.init"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.out.find("without printing a result"), std::string::npos) << r.out;
+  EXPECT_EQ(learned(), Args{"spaces"});
+  auto stopped = run_zcuda({"--home", platform::path_to_utf8(tmp.path() / "home"), "verify", "--runtime-dir",
+                            platform::path_to_utf8(runtime_with(FAKE_ZLUDA_exits)), "--check", "driver.init"},
+                           options);
+  EXPECT_NE(stopped.exit_code, 0);
+  EXPECT_NE(stopped.err.find("without starting the program"), std::string::npos) << stopped.err;
+}
+
 TEST_F(LauncherRun, ALauncherThatStartsNothingIsNamedAsTheCause) {
   auto r = run(runtime_with(FAKE_ZLUDA_exits), {"x"});
   EXPECT_NE(r.exit_code, 0);
