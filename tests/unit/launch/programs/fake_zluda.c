@@ -2,8 +2,7 @@
  * command line it builds from its own arguments the way one launcher build does, waits for it and
  * exits with its exit code. FAKE_JOIN chooses: 0 quotes each argument, 1 joins with plain spaces
  * (v6-preview.69 and later), 2 puts a space after PROGRAM and nothing between the arguments (an
- * older build), 3 ends without starting anything. With --zluda-trace before "--" it writes a log
- * under %TEMP%\zluda\<program name>\ as ZLUDA's trace does, holding the folder it ran in. */
+ * older build), 3 ends without starting anything. Its own flags before "--" are ignored. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <wchar.h>
@@ -50,29 +49,9 @@ static void put_quoted(const wchar_t* arg) {
   put_char(L'"');
 }
 
-static void write_trace(const wchar_t* program) {
-  wchar_t temp[MAX_PATH], dir[MAX_PATH * 2], file[MAX_PATH * 3], cwd[MAX_PATH];
-  if (!GetTempPathW(MAX_PATH, temp)) return;
-  const wchar_t* name = wcsrchr(program, L'\\');
-  name = name ? name + 1 : program;
-  _snwprintf(dir, MAX_PATH * 2, L"%lszluda", temp);
-  CreateDirectoryW(dir, NULL);
-  _snwprintf(dir, MAX_PATH * 2, L"%lszluda\\%ls", temp, name);
-  CreateDirectoryW(dir, NULL);
-  _snwprintf(file, MAX_PATH * 3, L"%ls\\log.txt", dir);
-  FILE* f = _wfopen(file, L"wb");
-  if (!f) return;
-  GetCurrentDirectoryW(MAX_PATH, cwd);
-  fprintf(f, "fake zluda trace\ncwd: %ls\n", cwd);
-  fclose(f);
-}
-
 int wmain(int argc, wchar_t** argv) {
   int i = 1;
-  int trace = 0;
-  for (; i < argc && wcscmp(argv[i], L"--") != 0; ++i) {
-    if (wcscmp(argv[i], L"--zluda-trace") == 0) trace = 1;
-  }
+  while (i < argc && wcscmp(argv[i], L"--") != 0) ++i;
   if (i + 1 >= argc) {
     fputs("usage: zluda.exe [--zluda-trace] -- EXE [ARGS]...\n", stderr);
     return 2;
@@ -105,7 +84,6 @@ int wmain(int argc, wchar_t** argv) {
       put(argv[a]);
     }
   }
-  if (trace) write_trace(program);
   STARTUPINFOW si;
   PROCESS_INFORMATION pi;
   ZeroMemory(&si, sizeof si);
