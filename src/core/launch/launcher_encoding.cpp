@@ -137,10 +137,15 @@ const std::vector<std::string>& echo_sample_arguments() {
 
 std::optional<LauncherJoin> classify_echo(std::string_view program, const std::vector<std::string>& sent,
                                           const std::vector<std::string>& received) {
+  // An unquoted program path with spaces is found by CreateProcess trying each space; Windows
+  // leaves the line as it was (the pieces of the path become arguments), Wine quotes the path it
+  // found. Either is the same join.
   for (auto join : {LauncherJoin::quoting, LauncherJoin::spaces, LauncherJoin::no_separator}) {
-    auto split = split_windows_command_line(join_as_launcher(join, program, sent));
-    if (!split.empty()) split.erase(split.begin());
-    if (split == received) return join;
+    for (const std::string& as_started : {std::string(program), quote_program(program)}) {
+      auto split = split_windows_command_line(join_as_launcher(join, as_started, sent));
+      if (!split.empty()) split.erase(split.begin());
+      if (split == received) return join;
+    }
   }
   return std::nullopt;
 }

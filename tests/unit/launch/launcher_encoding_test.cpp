@@ -95,6 +95,8 @@ TEST(ClassifyEcho, TellsEachJoinApart) {
   // The plain-space join loses the empty argument and the quotes.
   EXPECT_EQ(classify_echo("p.exe", sent, {"a", "b", "q", "back\\", sent.back()}), LauncherJoin::spaces);
   EXPECT_EQ(classify_echo("p.exe", sent, sent), LauncherJoin::quoting);
+  // Wine quotes an unquoted program path it found by trying each space; the join is the same.
+  EXPECT_EQ(classify_echo("C:\\Program Files\\p.exe", sent, {"a", "b", "q", "back\\", sent.back()}), LauncherJoin::spaces);
   EXPECT_FALSE(classify_echo("p.exe", sent, {"something", "else"}));
   EXPECT_FALSE(classify_echo("p.exe", sent, {}));
 }
