@@ -47,9 +47,12 @@ if wants zcuda; then
 fi
 wants train && step train 120 "$rl" --device cuda --iterations 5 --csv "$out/train.csv"
 check="$rl --device cuda --verify --timesteps 8192 --iterations 1"
+# --no-tf32-override: a ZLUDA-side variant would otherwise get TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1
+# from zcuda, and --check verifies FP32 results (the native variants here get nothing from zcuda;
+# the TF32 steps set the variable themselves with --b-env).
 bench() {  # bench NAME ARGS...: one zcuda bench of rl-train at full size, 5 iterations per run
   local name=$1; shift
-  step "$name" 200 "$zcuda" --home "$out/home" --json bench --metric 'overall_sps ([0-9.]+)' --check "$check" "$@" \
+  step "$name" 200 "$zcuda" --home "$out/home" --json bench --no-tf32-override --metric 'overall_sps ([0-9.]+)' --check "$check" "$@" \
     -- "$rl" --device cuda --iterations 5
   cp "$out/$name.log" "$out/$name.json"
 }

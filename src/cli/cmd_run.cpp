@@ -11,6 +11,7 @@
 #include <zcuda/explain/explain.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
@@ -44,7 +45,7 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
-    out += fmt::format("{}={}\n", c.name, c.after);
+    out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
   out += fmt::format("# command: {}", plan.program);
@@ -98,6 +99,10 @@ CommandRun setup_run(CLI::App& sub) {
     options.runtime = *runtime;
     const auto quarantined = launch::quarantined_files(*runtime, context.home);
     if (!quarantined.empty()) note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
+    // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
+    if (auto learned = launch::learn_launcher_join(options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
+      return std::unexpected(learned.error());
+    }
     auto plan = launch::prepare_launch(options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 
@@ -111,7 +116,7 @@ CommandRun setup_run(CLI::App& sub) {
 
     bool staged = false;
     if (!o->launch.no_stage) {
-      auto staging = stage::stage_for_launch(plan->target, runtime->dir, platform::current_os(), detected);
+      auto staging = stage::stage_for_launch(plan->target, plan->runtime_dir, platform::current_os(), detected);
       if (!staging) return std::unexpected(staging.error());
       for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
       for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);

@@ -8,6 +8,7 @@
 
 #include <zcuda/bench/record.hpp>
 #include <zcuda/launch/quarantine.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/ui/units.hpp>
 #include <zcuda/verify/ladder.hpp>
@@ -145,6 +146,12 @@ CommandRun setup_verify(CLI::App& sub) {
     options.jobs = args->jobs;
     options.runtime = *runtime;
     options.probe = *probe;
+    if (runtime->dir) {
+      // Through zluda.exe the probe's path and arguments are encoded for how it passes them.
+      auto join = launch::launcher_join_for_runtime(*runtime->dir, context.home_usable ? std::optional(context.home.state) : std::nullopt);
+      if (!join) return std::unexpected(join.error());
+      options.launcher_join = *join;
+    }
     auto report = verify::run(options);
     if (!report) return std::unexpected(report.error());
     // The ladder's top level needs an application: a bench on this machine whose output check passed.

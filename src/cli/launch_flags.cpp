@@ -31,6 +31,8 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
   sub.add_option("--gfx", f.gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
   sub.add_option("--device", f.device,
                  "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");
+  sub.add_flag("--no-tf32-override", f.no_tf32_override,
+               "Do not set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (keep FP32 matrix products in FP32, e.g. when checking FP32 results)");
   sub.add_flag("--no-detect", f.no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   add_path_option(sub, "--hip-path", f.hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
   add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
@@ -51,6 +53,7 @@ launch::LaunchOptions launch_options(const LaunchFlags& f, const std::string& pr
   options.gfx = f.gfx;
   options.device = f.device;
   options.direct = f.direct;
+  options.tf32_override = !f.no_tf32_override;
   // Detection fills what the user did not set: the discrete GPU when an integrated one comes
   // first, its gfx for the kernel folders, the HIP SDK / ROCm root.
   launch::apply_detected(options, launch::settings_from_profile(detected));

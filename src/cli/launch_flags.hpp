@@ -33,6 +33,7 @@ struct LaunchFlags {
   bool no_stage = false;
   bool direct = false;
   bool no_detect = false;
+  bool no_tf32_override = false;
 };
 
 void add_launch_flags(CLI::App& sub, LaunchFlags& flags);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "echo_argv.hpp"
 #include "watchdog.hpp"
 
 namespace {
@@ -24,6 +25,8 @@ constexpr const char* kUsage =
     "                              stop after a check that fails or errs (its context may be damaged)\n"
     "       zcuda-probe --list     list the checks as JSON\n"
     "       zcuda-probe --plan     the default schedule: one line per process, exclusive ones first\n"
+    "With ZCUDA_PROBE_ECHO_ARGV=1 in the environment it only prints {\"echo_argv\":[ARGS...]} (how zcuda\n"
+    "learns what a launcher passes on).\n"
     "Exit code 0 when the results were printed (whatever their status), 2 on a usage error,\n"
     "124 when --watchdog ended a check that gave no result in time.\n";
 
@@ -94,6 +97,7 @@ Status run_check(const CheckInfo& info, Watchdog* watchdog) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (echo_argv_requested()) return echo_argv(argc, argv);
   std::vector<const CheckInfo*> selected;
   double watchdog_seconds = 0;
   bool list = false, plan = false;

@@ -25,6 +25,7 @@ struct Imports {
   std::vector<std::string> delay_needed;   // PE delay-import table (loaded on first call)
   std::vector<std::string> runpath;        // ELF DT_RUNPATH entries, split at ':'
   std::vector<std::string> rpath;          // ELF DT_RPATH entries, split at ':'
+  std::optional<std::string> manifest;     // PE: the embedded application manifest (RT_MANIFEST)
 };
 
 // Random access to the bytes of a binary: a file read on demand (a LibTorch DLL can be a

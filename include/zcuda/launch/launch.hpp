@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/core/error.hpp>
+#include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/process.hpp>
@@ -30,15 +31,22 @@ struct LaunchOptions {
   std::optional<std::string> device;             // --device: HIP_VISIBLE_DEVICES
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
   bool direct = false;                           // Windows: do not go through zluda.exe
+  bool tf32_override = true;                     // TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 unless already set
+  // How this zluda.exe joins its target's arguments (launcher.hpp learns it); unset: the
+  // arguments go to zluda.exe as given.
+  std::optional<LauncherJoin> launcher_join;
+  std::vector<std::string> launcher_flags;       // zluda.exe's own, before "--" (--zluda-trace)
+  std::optional<bool> elevated;                  // whether zcuda runs as administrator; unset: ask Windows
   platform::Os os = platform::current_os();
 };
 
-// One variable zcuda sets, with what it was and why.
+// One variable zcuda sets (or removes), with what it was and why.
 struct EnvChange {
   std::string name;
   std::optional<std::string> before;
   std::string after;
   std::string why;
+  bool removed = false;               // the variable is taken out of the environment
 };
 
 struct LaunchPlan {
@@ -46,6 +54,9 @@ struct LaunchPlan {
   std::vector<std::string> args;
   std::filesystem::path target;       // the user's program, resolved
   bool through_launcher = false;
+  std::optional<LauncherJoin> launcher_join;  // how the arguments were encoded for zluda.exe
+  std::filesystem::path runtime_dir;  // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
+  bool is_32bit = false;              // Windows: the program is a 32-bit (x86) PE
   platform::Environment environment;  // the child's whole environment
   std::vector<EnvChange> changes;
 };

@@ -4,6 +4,7 @@
 // Windows: the program is copied into a temporary folder beside links to the folder's DLLs (the
 // application folder is searched first), or run through the folder's zluda.exe when present.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ class RuntimeLaunch {
   // A process spec that runs the program with `args`; streams and timeout are left to the caller.
   ProcessSpec spec(const std::vector<std::string>& args) const;
 
+  // Through zluda.exe: makes its arguments after "--" from the program (UTF-8) and its
+  // arguments, for how this launcher passes them on (zcuda/launch/launcher.hpp). Unset: as given.
+  using LauncherEncoder = std::function<std::vector<std::string>(const std::string& program, const std::vector<std::string>& args)>;
+  void set_launcher_encoder(LauncherEncoder encoder) { encoder_ = std::move(encoder); }
+
   // How the runtime was put first, for the report: "LD_LIBRARY_PATH", "copy beside DLLs",
   // "zluda.exe", or "system".
   const std::string& method() const { return method_; }
@@ -41,6 +47,8 @@ class RuntimeLaunch {
   RuntimeLaunch() = default;
   std::filesystem::path program_;
   std::vector<std::string> prefix_args_;   // zluda.exe's "--", the probe
+  std::optional<std::filesystem::path> target_;  // zluda.exe's program
+  LauncherEncoder encoder_;
   Environment environment_;
   std::optional<std::filesystem::path> temp_dir_;
   std::string method_ = "system";

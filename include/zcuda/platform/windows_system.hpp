@@ -12,6 +12,9 @@
 
 namespace zcuda::platform::windows {
 
+// Whether this process runs with an elevated (administrator) token. False elsewhere.
+bool process_is_elevated();
+
 struct DxgiAdapter {
   std::string description;
   std::uint32_t vendor_id = 0;

@@ -14,6 +14,7 @@
 
 #include <zcuda/app/home.hpp>
 #include <zcuda/core/error.hpp>
+#include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::verify {
@@ -119,6 +120,8 @@ struct Options {
   int jobs = 4;                      // probes at once (exclusive checks still run alone)
   Runtime runtime;
   std::filesystem::path probe;
+  // How the runtime's zluda.exe passes arguments (launch/launcher.hpp), when probes go through it.
+  std::optional<launch::LauncherJoin> launcher_join;
 };
 
 struct Report {

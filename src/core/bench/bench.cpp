@@ -8,6 +8,7 @@
 
 #include <zcuda/core/version.hpp>
 #include <zcuda/fetch/fetch.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
@@ -65,6 +66,10 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
     } else {
       observer.notice(fmt::format("variant {}: the runtime's libraries could not be listed: {}", out.record.name, libraries.error().message));
     }
+    // Through zluda.exe the arguments are encoded for how this runtime's launcher passes them.
+    if (auto learned = launch::learn_launcher_join(launch, home.state); !learned) {
+      return std::unexpected(std::move(learned.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
+    }
   }
   auto plan = out.runtime ? launch::prepare_launch(launch, base) : launch::prepare_native_launch(launch, base);
   if (!plan) return std::unexpected(plan.error());
@@ -77,7 +82,7 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
 Status stage_for(PreparedVariant& variant, const BenchOptions& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
   if (variant.runtime && !options.no_stage) {
-    auto staged = stage::stage_for_launch(variant.plan.target, variant.runtime->dir, options.launch.os, detected);
+    auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir, options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());
     notices = std::move(staged->notices);
     for (auto& w : staged->warnings) notices.push_back("warning: " + w);

@@ -19,6 +19,9 @@ constexpr std::uint32_t kMaxSections = 96;
 constexpr std::size_t kMaxDescriptors = 4096;
 constexpr std::uint32_t kImportDirectory = 1;
 constexpr std::uint32_t kDelayImportDirectory = 13;
+constexpr std::uint32_t kResourceDirectory = 2;
+constexpr std::uint32_t kManifestType = 24;        // RT_MANIFEST
+constexpr std::uint32_t kMaxManifest = 64u << 10;  // real manifests are a few KiB
 
 std::unexpected<Error> bad(std::string what) {
   return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what));
@@ -120,6 +123,52 @@ Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint3
 
 }  // namespace
 
+// The first RT_MANIFEST resource: type 24, then its first name, then its first language. A
+// resource tree that does not hold together is read as "no manifest": the manifest only adds
+// advice, and the imports stay readable.
+std::optional<std::string> read_manifest(const PeImage& image, const Reader& reader, std::uint32_t root_rva) {
+  // One directory level: the entry with `id` (or the first when none is asked), as an offset
+  // from the root and whether it is a subdirectory.
+  auto entry = [&](std::uint32_t dir_offset, std::optional<std::uint32_t> id) -> std::optional<std::pair<std::uint32_t, bool>> {
+    auto where = image.locate(std::uint64_t{root_rva} + dir_offset);
+    if (!where) return std::nullopt;
+    auto named = reader.get<std::uint16_t>(where->offset + 12);
+    auto ids = reader.get<std::uint16_t>(where->offset + 14);
+    if (!named || !ids) return std::nullopt;
+    const std::uint32_t count = std::min<std::uint32_t>(std::uint32_t{*named} + *ids, 4096);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint64_t at = where->offset + 16 + std::uint64_t{i} * 8;
+      if (at + 8 > where->limit) return std::nullopt;
+      auto name = reader.get<std::uint32_t>(at);
+      auto data = reader.get<std::uint32_t>(at + 4);
+      if (!name || !data) return std::nullopt;
+      if (id && (i < *named || *name != *id)) continue;
+      return std::pair<std::uint32_t, bool>{*data & 0x7fffffffu, (*data & 0x80000000u) != 0};
+    }
+    return std::nullopt;
+  };
+  auto type = entry(0, kManifestType);
+  if (!type || !type->second) return std::nullopt;
+  auto name = entry(type->first, std::nullopt);
+  if (!name || !name->second) return std::nullopt;
+  auto language = entry(name->first, std::nullopt);
+  if (!language || language->second) return std::nullopt;
+  auto data_entry = image.locate(std::uint64_t{root_rva} + language->first);
+  if (!data_entry) return std::nullopt;
+  auto data_rva = reader.get<std::uint32_t>(data_entry->offset);
+  auto size = reader.get<std::uint32_t>(data_entry->offset + 4);
+  if (!data_rva || !size || *size > kMaxManifest) return std::nullopt;
+  auto data = image.locate(*data_rva);
+  if (!data || data->offset + *size > data->limit) return std::nullopt;
+  std::string text;
+  for (std::uint32_t i = 0; i < *size; ++i) {
+    auto byte = reader.get<std::uint8_t>(data->offset + i);
+    if (!byte) return std::nullopt;
+    text.push_back(static_cast<char>(*byte));
+  }
+  return text;
+}
+
 Result<Imports> parse_pe(const ByteSource& source) {
   Reader reader(source, true);
   auto mz = reader.get<std::uint16_t>(0);
@@ -202,6 +251,7 @@ Result<Imports> parse_pe(const ByteSource& source) {
       return std::unexpected(ok.error());
     }
   }
+  if (auto dir = directory(kResourceDirectory)) imports.manifest = read_manifest(image, reader, dir->rva);
   return imports;
 }
 

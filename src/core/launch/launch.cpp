@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/core/path_format.hpp>
+#include <zcuda/launch/launcher.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/windows_system.hpp>
 #include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
@@ -79,6 +82,53 @@ void set_variable(LaunchPlan& plan, Os os, const std::string& name, std::string 
   plan.changes.push_back(EnvChange{key, before, std::move(value), std::move(why)});
 }
 
+// Takes a variable out of the plan's environment, recording it, when it is there.
+void remove_variable(LaunchPlan& plan, Os os, const std::string& name, std::string why) {
+  const auto key = platform::variable_key(plan.environment, name, os);
+  if (!key) return;
+  const std::string before = plan.environment.at(*key);
+  plan.environment.erase(*key);
+  std::erase_if(plan.changes, [&](const EnvChange& c) { return c.name == *key; });
+  plan.changes.push_back(EnvChange{*key, before, "", std::move(why), true});
+}
+
+constexpr std::uint16_t kMachineI386 = 0x14c;
+
+// Windows: what the program's PE header and manifest say about how it can be started. A 32-bit
+// program needs ZLUDA's 32-bit launcher and DLLs (the "32" folder of recent builds): a 64-bit
+// DLL injected into it fails with "initialization routine failed". A program whose manifest
+// requires administrator rights cannot be started from a terminal that is not elevated (error
+// 740). Files that are not PE, or that do not parse, are left to Windows to judge.
+Status check_windows_program(const LaunchOptions& options, LaunchPlan& plan) {
+  auto read = binfmt::read_imports(plan.target);
+  if (!read || !*read || (*read)->format != binfmt::Format::pe) return {};
+  const binfmt::Imports& pe = **read;
+  if (!pe.is_64bit && pe.machine == kMachineI386) {
+    plan.is_32bit = true;
+    const fs::path folder = options.runtime.dir / "32";
+    std::error_code ec;
+    if (!fs::exists(folder / "nvcuda.dll", ec) && !fs::exists(folder / "zluda.exe", ec)) {
+      return fail(ErrorKind::unsupported,
+                  fmt::format("{} is a 32-bit program, and this ZLUDA ({}) has no 32-bit libraries (no 32\\zluda.exe or "
+                              "32\\nvcuda.dll)",
+                              plan.target, options.runtime.dir),
+                  "ZLUDA's 64-bit DLLs cannot load into a 32-bit program (Windows would say \"initialization routine failed\"). "
+                  "Use a ZLUDA build that ships a 32 folder, or the program's 64-bit version.");
+    }
+    plan.runtime_dir = folder;
+  }
+  if (pe.manifest && pe.manifest->find("requireAdministrator") != std::string::npos &&
+      !options.elevated.value_or(platform::windows::process_is_elevated())) {
+    return fail(ErrorKind::environment,
+                fmt::format("{} asks for administrator rights (its manifest says requireAdministrator), and zcuda is not "
+                            "running as administrator",
+                            plan.target),
+                "Windows will not start it from here (error 740). Open the terminal as administrator (right-click, Run as "
+                "administrator) and run zcuda again.");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
@@ -132,7 +182,11 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     set_variable(plan, os, name, std::move(value), std::move(why));
   };
 
-  const fs::path& runtime = options.runtime.dir;
+  plan.runtime_dir = options.runtime.dir;
+  if (os == Os::windows) {
+    if (auto checked = check_windows_program(options, plan); !checked) return std::unexpected(checked.error());
+  }
+  const fs::path runtime = plan.runtime_dir;
   auto hip = find_hip(options, base);
   if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
   set("ZLUDA_CC", options.zluda_cc,
@@ -146,7 +200,19 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
       set("HIPBLASLT_TENSILE_LIBPATH", dir->string(), "hipBLASLt kernels");
     }
   }
-  if (options.device) set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
+  if (options.device) {
+    set("HIP_VISIBLE_DEVICES", *options.device, "selects the GPU (an integrated GPU enumerated first would be picked)");
+    // HIP numbers the devices ROCR_VISIBLE_DEVICES leaves visible: with both set, the index would
+    // name another GPU, or none.
+    remove_variable(plan, os, "ROCR_VISIBLE_DEVICES",
+                    "HIP_VISIBLE_DEVICES counts only the GPUs ROCR_VISIBLE_DEVICES leaves visible, so the index would name "
+                    "another GPU or none");
+  }
+  if (options.tf32_override && !lookup(base, "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", os)) {
+    set("TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "1",
+        "PyTorch lets cuBLAS use TF32 for FP32 matrix products, as the community wrapper does (faster, about 3 decimal "
+        "digits); --no-tf32-override leaves it unset");
+  }
 
   if (os == Os::windows) {
     // Windows looks for a DLL in the program's folder, the system folders, then PATH, and so do
@@ -183,8 +249,18 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     // ZLUDA's recommended launch: zluda.exe injects its libraries into the program and children.
     plan.program = launcher;
     plan.through_launcher = true;
-    plan.args = {"--", plan.target.string()};
-    plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
+    if (options.launcher_join) {
+      // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
+      auto command = launcher_command(*options.launcher_join, options.launcher_flags, platform::path_to_utf8(plan.target), options.args);
+      if (!command) return std::unexpected(command.error());
+      plan.args = std::move(*command);
+      plan.launcher_join = options.launcher_join;
+    } else {
+      plan.args = options.launcher_flags;
+      plan.args.push_back("--");
+      plan.args.push_back(platform::path_to_utf8(plan.target));
+      plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
+    }
   } else {
     plan.program = plan.target;
     plan.args = options.args;
@@ -208,11 +284,16 @@ nlohmann::json to_json(const LaunchPlan& plan) {
   using nlohmann::json;
   json changes = json::array();
   for (const auto& c : plan.changes) {
-    changes.push_back({{"name", c.name}, {"before", c.before ? json(*c.before) : json(nullptr)}, {"value", c.after}, {"why", c.why}});
+    changes.push_back({{"name", c.name},
+                       {"before", c.before ? json(*c.before) : json(nullptr)},
+                       {"value", c.removed ? json(nullptr) : json(c.after)},
+                       {"removed", c.removed},
+                       {"why", c.why}});
   }
   return {{"program", plan.target.string()},
           {"executable", plan.program.string()},
           {"through_launcher", plan.through_launcher},
+          {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},
           {"environment", changes}};
 }

@@ -2,11 +2,15 @@
 
 #include <system_error>
 
+#include <zcuda/platform/utf8.hpp>
+
 namespace zcuda::platform {
 
 RuntimeLaunch::RuntimeLaunch(RuntimeLaunch&& other) noexcept
     : program_(std::move(other.program_)),
       prefix_args_(std::move(other.prefix_args_)),
+      target_(std::move(other.target_)),
+      encoder_(std::move(other.encoder_)),
       environment_(std::move(other.environment_)),
       temp_dir_(std::move(other.temp_dir_)),
       method_(std::move(other.method_)) {
@@ -21,6 +25,8 @@ RuntimeLaunch& RuntimeLaunch::operator=(RuntimeLaunch&& other) noexcept {
     }
     program_ = std::move(other.program_);
     prefix_args_ = std::move(other.prefix_args_);
+    target_ = std::move(other.target_);
+    encoder_ = std::move(other.encoder_);
     environment_ = std::move(other.environment_);
     temp_dir_ = std::move(other.temp_dir_);
     other.temp_dir_.reset();
@@ -39,8 +45,14 @@ RuntimeLaunch::~RuntimeLaunch() {
 ProcessSpec RuntimeLaunch::spec(const std::vector<std::string>& args) const {
   ProcessSpec spec;
   spec.program = program_;
-  spec.args = prefix_args_;
-  spec.args.insert(spec.args.end(), args.begin(), args.end());
+  if (target_ && encoder_) {
+    spec.args = {"--"};
+    auto encoded = encoder_(path_to_utf8(*target_), args);
+    spec.args.insert(spec.args.end(), encoded.begin(), encoded.end());
+  } else {
+    spec.args = prefix_args_;
+    spec.args.insert(spec.args.end(), args.begin(), args.end());
+  }
   spec.environment = environment_;
   return spec;
 }

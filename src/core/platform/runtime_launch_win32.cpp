@@ -57,6 +57,7 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
   if (std::filesystem::is_regular_file(zluda_exe, ec)) {
     launch.program_ = zluda_exe;
     launch.prefix_args_ = {"--", utf8(program)};
+    launch.target_ = program;
     launch.method_ = "zluda.exe";
     return launch;
   }

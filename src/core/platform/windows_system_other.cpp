@@ -9,6 +9,7 @@ std::unexpected<Error> not_windows(const char* what) {
 }
 }  // namespace
 
+bool process_is_elevated() { return false; }
 Result<std::vector<DxgiAdapter>> dxgi_adapters() { return not_windows("DXGI"); }
 Result<std::vector<DisplayDriverKey>> display_driver_keys() { return not_windows("The display class registry key"); }
 Result<std::map<std::string, RegisteredVariable>> registered_environment() { return not_windows("The registered environment"); }

@@ -192,4 +192,14 @@ Result<std::filesystem::path> system_directory() {
   return std::filesystem::path(std::wstring(buffer, n));
 }
 
+bool process_is_elevated() {
+  HANDLE token = nullptr;
+  if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) return false;
+  TOKEN_ELEVATION elevation{};
+  DWORD size = 0;
+  const bool elevated = GetTokenInformation(token, TokenElevation, &elevation, sizeof elevation, &size) && elevation.TokenIsElevated != 0;
+  CloseHandle(token);
+  return elevated;
+}
+
 }  // namespace zcuda::platform::windows

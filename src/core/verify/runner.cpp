@@ -65,7 +65,21 @@ void parallel_for(std::size_t count, int jobs, Work&& work) {
   worker();
 }
 
-std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout) {
+// Through zluda.exe, the program and its arguments are encoded for how the launcher passes them.
+void encode_for_launcher(platform::RuntimeLaunch& launch, const std::optional<launch::LauncherJoin>& join) {
+  if (!join || launch.method() != "zluda.exe") return;
+  launch.set_launcher_encoder([join = *join](const std::string& program, const std::vector<std::string>& args) {
+    auto encoded = launch::launcher_arguments(join, program, args);
+    if (encoded) return *encoded;
+    // run() refused before any start when the probe's arguments cannot be carried.
+    std::vector<std::string> as_given = {program};
+    as_given.insert(as_given.end(), args.begin(), args.end());
+    return as_given;
+  });
+}
+
+std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout,
+                                        const std::optional<launch::LauncherJoin>& join) {
   if (!runtime.dir) return std::nullopt;
   const char* name = platform::current_os() == platform::Os::windows ? "cuda_check.exe" : "cuda_check";
   const auto program = *runtime.dir / name;
@@ -77,6 +91,7 @@ std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::sec
     result.outcome = "could not be prepared: " + launch.error().message;
     return result;
   }
+  encode_for_launcher(*launch, join);
   auto spec = launch->spec({});
   spec.streams = platform::StreamMode::capture;
   spec.timeout = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(30));  // it can hang in MIOpen
@@ -107,6 +122,13 @@ Result<Report> run(const Options& options) {
   if (!selected) return std::unexpected(selected.error());
   auto launch = platform::RuntimeLaunch::prepare(options.probe, options.runtime.dir);
   if (!launch) return std::unexpected(launch.error());
+  if (options.launcher_join && launch->method() == "zluda.exe") {
+    // The most a probe process is given: two checks and the watchdog.
+    auto carried = launch::launcher_arguments(*options.launcher_join, platform::path_to_utf8(options.probe),
+                                              {"--check", "a", "--check", "b", "--watchdog", "60"});
+    if (!carried) return std::unexpected(std::move(carried.error()).with_note("zcuda verify starts zcuda-probe through zluda.exe"));
+    encode_for_launcher(*launch, options.launcher_join);
+  }
 
   Report report;
   report.started_utc = utc_now();
@@ -214,7 +236,7 @@ Result<Report> run(const Options& options) {
     for (auto& lib : c.libraries) lib.sha256 = digests[lib.real_path.empty() ? lib.path : lib.real_path];
   }
 
-  report.cuda_check = run_cuda_check(options.runtime, options.timeout);
+  report.cuda_check = run_cuda_check(options.runtime, options.timeout, options.launcher_join);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

@@ -183,6 +183,22 @@ TEST(PeImports, Pe32ProgramAndDelayImport) {
   EXPECT_EQ((*delayed)->delay_needed, std::vector<std::string>{"nvcuda.dll"});
 }
 
+TEST(PeManifest, TheEmbeddedManifestIsRead) {
+  REQUIRE_PE("x86_64");
+  for (const char* arch : {"x86_64", "i686"}) {
+    if (!fs::exists(pe_file(arch, "app_admin.exe"))) continue;
+    auto admin = read_imports(pe_file(arch, "app_admin.exe"));
+    ASSERT_TRUE(admin) << admin.error().message;
+    ASSERT_TRUE((*admin)->manifest) << arch;
+    EXPECT_NE((*admin)->manifest->find("level=\"requireAdministrator\""), std::string::npos) << *(*admin)->manifest;
+    EXPECT_EQ((*admin)->needed, (*read_imports(pe_file(arch, "app.exe")))->needed);
+  }
+  // A program without one (MinGW adds none unless asked) reads as having none.
+  auto plain = read_imports(pe_file("x86_64", "app_delay.exe"));
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(!(*plain)->manifest || (*plain)->manifest->find("requireAdministrator") == std::string::npos);
+}
+
 TEST(PeImports, DllIsParsed) {
   REQUIRE_PE("x86_64");
   auto imports = read_imports(pe_file("x86_64", "nvcuda.dll"));
