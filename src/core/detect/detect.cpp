@@ -28,7 +28,7 @@ Result<Profile> detect_machine(const Options& options) {
     probe_linux_gpus(view, profile);
     probe_linux_driver(view, profile);
   }
-  name_gpus(view, profile);
+  name_gpus(view, profile, !options.launch_only);
   RegisteredEnvironment registered;
   if (targets_windows(profile)) {
     if (auto variables = platform::windows::registered_environment()) registered = std::move(*variables);
@@ -43,9 +43,9 @@ Result<Profile> detect_machine(const Options& options) {
       probe_hip_installs(view, options.environment, registered, profile);
     }
   }
-  probe_cuda(view, options.environment, profile);
+  if (!options.launch_only) probe_cuda(view, options.environment, profile);
   assign_status(profile);
-  derive_findings(options.environment, profile);
+  if (!options.launch_only) derive_findings(options.environment, profile);
   // AMD GPUs in the order programs will see them, then the others.
   std::stable_sort(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& a, const Gpu& b) {
     auto rank = [](const Gpu& g) { return g.hip_index ? *g.hip_index : (g.vendor_id == kVendorAmd ? 1000 : 2000); };
