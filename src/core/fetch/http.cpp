@@ -229,14 +229,12 @@ std::string ca_bundle(const Options& options) {
   if (auto env = platform::get_env("CURL_CA_BUNDLE")) return *env;
 #ifdef ZCUDA_CURL_WITHOUT_CA_PATH
   // The portable build's libcurl has no CA file compiled in, because distributions keep it in
-  // different places: look where they do (the list Go's crypto/x509 searches). OpenSSL's own
-  // SSL_CERT_FILE wins; with none found, OpenSSL's defaults (/etc/ssl/certs) apply.
-  if (!platform::get_env("SSL_CERT_FILE")) {
-    for (const char* file : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
-                             "/etc/pki/tls/cacert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem"}) {
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(file, ec)) return file;
-    }
+  // different places: use the first that exists of where they keep it (the list Go's
+  // crypto/x509 searches); with none found, OpenSSL's defaults (/etc/ssl/certs) apply.
+  for (const char* file : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
+                           "/etc/pki/tls/cacert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem"}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec)) return file;
   }
 #endif
   return {};
