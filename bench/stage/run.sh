@@ -77,10 +77,11 @@ echo
 mkdir -p "$work/rt-run" && cp "$rt/libcuda.so.1" "$work/rt-run/"
 if command -v hyperfine > /dev/null; then
   hyperfine -N --warmup 20 --runs 300 --export-json "$work/run.json" \
-    "true" "$zcuda run --runtime-dir $work/rt-run -- true" | sed -n '1,20p'
+    "true" "$zcuda --version" "$zcuda run --runtime-dir $work/rt-run -- true" \
+    "$zcuda stage --all $app --runtime-dir $rt" | sed -n '1,40p'
   mapfile -t means < <(grep -o '"mean": *[0-9.e-]*' "$work/run.json" | sed 's/.*: *//')
-  awk -v a="${means[0]}" -v b="${means[1]}" \
-    'BEGIN { printf "run overhead: %.2f ms per launch (mean %.2f ms against %.2f ms)\n", (b - a) * 1000, b * 1000, a * 1000 }'
+  awk -v a="${means[0]}" -v v="${means[1]}" -v b="${means[2]}" -v s="${means[3]}" \
+    'BEGIN { printf "--version: %.2f ms over true; run overhead: %.2f ms per launch (mean %.2f ms against %.2f ms); no-op stage: %.2f ms\n", (v - a) * 1000, (b - a) * 1000, b * 1000, a * 1000, s * 1000 }'
 else
   n=200
   t0=$(now); for _ in $(seq $n); do true; done; t1=$(now)

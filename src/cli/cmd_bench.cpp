@@ -185,7 +185,8 @@ CommandRun setup_bench(CLI::App& sub) {
     }
     auto program = program_and_args(sub.remaining(), "bench");
     if (!program) return std::unexpected(program.error());
-    const detect::Profile detected = detect_unless_told_not_to(f->launch);
+    // The record names the machine's GPUs: full names here.
+    const detect::Profile detected = detect_unless_told_not_to(f->launch, true);
     auto options = bench_options(*f, *program, detected);
     if (!options) return std::unexpected(options.error());
     options->cancel = &platform::interrupt_flag();

@@ -38,8 +38,8 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
   add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
 }
 
-detect::Profile detect_unless_told_not_to(const LaunchFlags& flags) {
-  return flags.no_detect ? detect::Profile{} : launch::detect_for_launch();
+detect::Profile detect_unless_told_not_to(const LaunchFlags& flags, bool names) {
+  return flags.no_detect ? detect::Profile{} : launch::detect_for_launch(names);
 }
 
 launch::LaunchOptions launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args,

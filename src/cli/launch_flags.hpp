@@ -38,8 +38,8 @@ struct LaunchFlags {
 
 void add_launch_flags(CLI::App& sub, LaunchFlags& flags);
 
-// Detection as a launch uses it (file probes only), unless --no-detect.
-detect::Profile detect_unless_told_not_to(const LaunchFlags& flags);
+// Detection as a launch uses it (file probes only; GPU names too when `names`), unless --no-detect.
+detect::Profile detect_unless_told_not_to(const LaunchFlags& flags, bool names = false);
 
 // The launch options of APP ARGS with these flags, what detection found filling the gaps.
 launch::LaunchOptions launch_options(const LaunchFlags& flags, const std::string& program, std::vector<std::string> args,

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -98,6 +99,12 @@ Error usage_error(const CLI::ParseError& e, const CLI::App& app, const char* com
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `zcuda --version` alone answers before the command tree is built: a version check costs
+  // about a process start (issue 17). The text is the one --version gives anywhere else.
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::fputs(fmt::format("zcuda {} ({})\n", version(), build_info()).c_str(), stdout);
+    return 0;
+  }
   platform::prepare_stdio();
   cli::Context context;
   CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};

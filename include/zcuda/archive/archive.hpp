@@ -2,6 +2,7 @@
 // Safe extraction of zip and tar.gz archives (libarchive). An archive is checked as a whole
 // before a byte is written: one hostile entry anywhere refuses all of it, like a digest mismatch.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -56,5 +57,29 @@ Result<Scan> scan(const std::filesystem::path& file, Format format, const std::o
 // exist yet. Files are hashed as they are written. On any failure `destination` is removed.
 Result<Extracted> extract(const std::filesystem::path& file, Format format, const std::filesystem::path& destination,
                           const ExtractOptions& options);
+
+// The bytes of an archive as they arrive (a download in progress). read() fills up to `size`
+// bytes, waiting while more can still come; 0 means the end; an error means the bytes stopped
+// coming for good or were replaced.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual Result<std::size_t> read(void* buffer, std::size_t size) = 0;
+};
+
+// Extracts while reading `stream` once, front to back, into `destination` (which must not exist):
+// each entry header is checked as it arrives (the same checks as scan), files and folders are
+// written and hashed as their bytes arrive, and links are made only once the whole archive has
+// passed, so a refusal found late has made no link. A zip is read by its local headers: call
+// confirm_zip with the complete file afterwards. There is no free-space check before writing (the
+// sizes are not known yet). `label` names the archive in messages. On failure `destination` is
+// removed.
+Result<Extracted> extract_stream(Stream& stream, Format format, const std::filesystem::path& label,
+                                 const std::filesystem::path& destination, const ExtractOptions& options);
+
+// Checks a zip that extract_stream read against its central directory, which is what other tools
+// read: the same entries inside root with the same types, sizes and link targets, and the scan's
+// checks over the central directory's names. ErrorKind::integrity naming an entry when not.
+Status confirm_zip(const std::filesystem::path& file, const Extracted& extracted, const std::optional<std::string>& root);
 
 }  // namespace zcuda::archive

@@ -40,6 +40,10 @@ struct Options {
   long max_redirects = 10;
   std::function<void(const Progress&)> on_progress;  // called from the transfer loop; may be empty
   const std::atomic<bool>* cancel = nullptr;         // set to true to stop (Ctrl-C); the partial stays
+  // Called just before bytes already in the partial download are thrown away or overwritten (a
+  // restart from zero, a source whose bytes failed verification): whoever reads the partial while
+  // it grows must start over. Called on the fetching thread; may be empty.
+  std::function<void()> on_discard;
 };
 
 struct Fetched {

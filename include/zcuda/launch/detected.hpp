@@ -19,8 +19,9 @@ struct DetectedSettings {
 DetectedSettings settings_from_profile(const detect::Profile& profile);
 
 // Detection as stage and run need it: file probes only (no HIP runtime loaded, which would cost
-// every launch hundreds of milliseconds). Never fails; an empty profile when it cannot run.
-detect::Profile detect_for_launch();
+// every launch hundreds of milliseconds), and without `names` only what a launch uses
+// (detect::Options::launch_only). Never fails; an empty profile when it cannot run.
+detect::Profile detect_for_launch(bool names = false);
 
 // Fills what the user did not set (--device, --gfx, --hip-path) from detection.
 void apply_detected(LaunchOptions& options, const DetectedSettings& detected);

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -18,6 +20,7 @@
 #include <zcuda/ui/units.hpp>
 
 #include "entry_rules.hpp"
+#include "zip_directory.hpp"
 
 namespace zcuda::archive {
 
@@ -107,6 +110,71 @@ struct ScanResult {
   detail::EntrySet set;
 };
 
+// Checks one entry header and adds it to the set. Returns false for an entry that names the
+// extraction folder itself ("./", which tar writes for `tar -C dir .`) and is skipped.
+Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, const std::optional<std::string>& root,
+                         ScanResult& result) {
+  ++result.scan.entries;
+  const char* raw_name = entry_name(entry);
+  if (raw_name == nullptr) return std::unexpected(refused(file, fmt::format("#{}", result.scan.entries), "has no name"));
+  std::string raw = raw_name;
+  auto name = detail::check_name(raw);
+  if (!name.problem.empty()) return std::unexpected(refused(file, raw, name.problem));
+
+  detail::Record record{raw, name.normalized, Kind::file, {}};
+  const char* hardlink = archive_entry_hardlink_utf8(entry);
+  if (hardlink == nullptr) hardlink = archive_entry_hardlink(entry);
+  const auto type = archive_entry_filetype(entry);
+  if (hardlink != nullptr) {
+    auto target = detail::check_name(hardlink);
+    if (!target.problem.empty()) return std::unexpected(refused(file, raw, fmt::format("is a hard link whose target {}", target.problem)));
+    record.kind = Kind::hardlink;
+    record.target = target.normalized;
+  } else if (type == AE_IFREG) {
+    record.kind = Kind::file;
+  } else if (type == AE_IFDIR) {
+    record.kind = Kind::directory;
+  } else if (type == AE_IFLNK) {
+    const char* target = archive_entry_symlink_utf8(entry);
+    if (target == nullptr) target = archive_entry_symlink(entry);
+    std::string text = target ? target : "";
+    if (auto problem = detail::check_link_text(text); !problem.empty()) {
+      return std::unexpected(refused(file, raw, fmt::format("is a link whose target \"{}\" {}", text, problem)));
+    }
+    record.kind = Kind::symlink;
+    record.target = text;
+  } else {
+    const char* what = type == AE_IFCHR ? "is a character device" : type == AE_IFBLK ? "is a block device"
+                       : type == AE_IFIFO ? "is a fifo" : type == AE_IFSOCK ? "is a socket" : "has an unknown type";
+    return std::unexpected(refused(file, raw, what));
+  }
+  if (record.path.empty()) {
+    if (record.kind == Kind::directory) return false;
+    return std::unexpected(refused(file, raw, "names the extraction folder itself"));
+  }
+  auto inside = detail::relative_to_root(record.path, root);
+  if (inside && !inside->empty()) {
+    ++result.scan.installed_entries;
+    if (record.kind == Kind::file && archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0) {
+      result.scan.installed_bytes += static_cast<std::uint64_t>(archive_entry_size(entry));
+    }
+  }
+  if (auto problem = result.set.add(std::move(record)); !problem.empty()) return std::unexpected(refused(file, raw, problem));
+  return true;
+}
+
+// What needs the whole set of entries (see EntrySet::finish).
+Status finish_checks(const fs::path& file, const ScanResult& result, const std::optional<std::string>& root) {
+  if (auto refusal = result.set.finish(root)) {
+    if (refusal->root_missing) {
+      return fail(ErrorKind::invalid_input, fmt::format("The archive {} has no folder \"{}\" to install", file.filename(), *root),
+                  "Check the \"root\" field of the manifest entry against the archive's contents.");
+    }
+    return std::unexpected(refused(file, refusal->entry, refusal->problem));
+  }
+  return {};
+}
+
 Result<ScanResult> scan_all(const fs::path& file, Format format, const std::optional<std::string>& root) {
   auto reader = open_reader(file, format);
   if (!reader) return std::unexpected(reader.error());
@@ -116,63 +184,12 @@ Result<ScanResult> scan_all(const fs::path& file, Format format, const std::opti
     int rc = archive_read_next_header(reader->get(), &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
-    ++result.scan.entries;
-    const char* raw_name = entry_name(entry);
-    if (raw_name == nullptr) return std::unexpected(refused(file, fmt::format("#{}", result.scan.entries), "has no name"));
-    std::string raw = raw_name;
-    auto name = detail::check_name(raw);
-    if (!name.problem.empty()) return std::unexpected(refused(file, raw, name.problem));
-
-    detail::Record record{raw, name.normalized, Kind::file, {}};
-    const char* hardlink = archive_entry_hardlink_utf8(entry);
-    if (hardlink == nullptr) hardlink = archive_entry_hardlink(entry);
-    const auto type = archive_entry_filetype(entry);
-    if (hardlink != nullptr) {
-      auto target = detail::check_name(hardlink);
-      if (!target.problem.empty()) return std::unexpected(refused(file, raw, fmt::format("is a hard link whose target {}", target.problem)));
-      record.kind = Kind::hardlink;
-      record.target = target.normalized;
-    } else if (type == AE_IFREG) {
-      record.kind = Kind::file;
-    } else if (type == AE_IFDIR) {
-      record.kind = Kind::directory;
-    } else if (type == AE_IFLNK) {
-      const char* target = archive_entry_symlink_utf8(entry);
-      if (target == nullptr) target = archive_entry_symlink(entry);
-      std::string text = target ? target : "";
-      if (auto problem = detail::check_link_text(text); !problem.empty()) {
-        return std::unexpected(refused(file, raw, fmt::format("is a link whose target \"{}\" {}", text, problem)));
-      }
-      record.kind = Kind::symlink;
-      record.target = text;
-    } else {
-      const char* what = type == AE_IFCHR ? "is a character device" : type == AE_IFBLK ? "is a block device"
-                         : type == AE_IFIFO ? "is a fifo" : type == AE_IFSOCK ? "is a socket" : "has an unknown type";
-      return std::unexpected(refused(file, raw, what));
-    }
-    if (record.path.empty()) {
-      // "./" names the extraction folder itself, which tar writes for `tar -C dir .`.
-      if (record.kind == Kind::directory) continue;
-      return std::unexpected(refused(file, raw, "names the extraction folder itself"));
-    }
-    auto inside = detail::relative_to_root(record.path, root);
-    if (inside && !inside->empty()) {
-      ++result.scan.installed_entries;
-      if (record.kind == Kind::file && archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0) {
-        result.scan.installed_bytes += static_cast<std::uint64_t>(archive_entry_size(entry));
-      }
-    }
-    if (auto problem = result.set.add(std::move(record)); !problem.empty()) return std::unexpected(refused(file, raw, problem));
+    auto checked = check_entry(file, entry, root, result);
+    if (!checked) return std::unexpected(checked.error());
     // Zip's central directory already gave the header; only streamed formats read the data.
     if (archive_read_data_skip(reader->get()) < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
   }
-  if (auto refusal = result.set.finish(root)) {
-    if (refusal->root_missing) {
-      return fail(ErrorKind::invalid_input, fmt::format("The archive {} has no folder \"{}\" to install", file.filename(), *root),
-                  "Check the \"root\" field of the manifest entry against the archive's contents.");
-    }
-    return std::unexpected(refused(file, refusal->entry, refusal->problem));
-  }
+  if (auto finished = finish_checks(file, result, root); !finished) return std::unexpected(finished.error());
   return result;
 }
 
@@ -201,72 +218,100 @@ class Extraction {
   Extraction(const fs::path& file, const fs::path& destination, const ExtractOptions& options)
       : file_(file), destination_(destination), options_(options) {}
 
-  Status run(struct archive* reader, struct archive* writer, Extracted& out) {
+  // With `checking`, the extraction streams (no scan came before it): each header is checked as
+  // it arrives, and links are made only after the whole archive has passed every check, so no
+  // link exists while a later entry could still be refused.
+  Status run(struct archive* reader, struct archive* writer, Extracted& out, ScanResult* checking = nullptr) {
     struct archive_entry* entry = nullptr;
     std::vector<char> zeros;
     std::vector<WrittenEntry> links;  // Windows: written last, as copies
+    std::vector<std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)>> deferred;
     for (;;) {
       if (cancelled()) return interrupted();
       int rc = archive_read_next_header(reader, &entry);
-      if (rc == ARCHIVE_EOF) return copy_links(links, out);
+      if (rc == ARCHIVE_EOF) break;
       if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
-      // The scan accepted every name, so these checks cannot fail here.
+      if (checking != nullptr) {
+        auto checked = check_entry(file_, entry, options_.root, *checking);
+        if (!checked) return std::unexpected(checked.error());
+        if (!*checked) continue;
+      }
+      // The checks accepted every name, so these cannot fail here.
       auto name = detail::check_name(entry_name(entry));
       auto inside = detail::relative_to_root(name.normalized, options_.root);
       if (!inside || inside->empty()) continue;
-
-      WrittenEntry written;
-      written.path = *inside;
-      const fs::path target = destination_ / platform::path_from_utf8(*inside);
-      // Absolute destination names: the scan refused absolute entries, which is why
-      // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS stays off (it would refuse these rewritten ones).
-      set_destination(entry, Name::path, target);
-      // The hard link's target as the archive names it, relative to root (the scan checked it).
-      std::optional<std::string> hardlink;
-      const char* hardlink_raw = archive_entry_hardlink_utf8(entry);
-      if (hardlink_raw == nullptr) hardlink_raw = archive_entry_hardlink(entry);
-      if (hardlink_raw != nullptr) {
-        auto link = detail::check_name(hardlink_raw);
-        hardlink = detail::relative_to_root(link.normalized, options_.root).value_or(link.normalized);
-        const fs::path link_target = destination_ / platform::path_from_utf8(*hardlink);
-        set_destination(entry, Name::hardlink_target, link_target);
+      const bool link = archive_entry_filetype(entry) == AE_IFLNK || archive_entry_hardlink(entry) != nullptr;
+      if (checking != nullptr && link) {
+        deferred.emplace_back(archive_entry_clone(entry), &archive_entry_free);
+        continue;
       }
-      const auto type = archive_entry_filetype(entry);
-      if (type == AE_IFDIR) written.type = WrittenEntry::Type::directory;
-      if (type == AE_IFLNK && !hardlink) {
-        written.type = WrittenEntry::Type::symlink;
-        const char* link = archive_entry_symlink_utf8(entry);
-        written.link_target = link ? link : archive_entry_symlink(entry);
-        // Windows lets only administrators (or Developer Mode) make symbolic links, and libarchive
-        // may skip one without an error: the file the link names is copied instead.
-        if (platform::current_os() == platform::Os::windows) {
-          links.push_back(std::move(written));
-          continue;
-        }
-      }
-
-      if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
-      if (written.type == WrittenEntry::Type::file && !hardlink) {
-        const std::uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
-                                           ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
-        if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
-      }
-      if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
-      if (hardlink) {
-        // A hard link shares its target's bytes: record them so the receipt is complete.
-        for (const auto& e : out.entries) {
-          if (e.path == *hardlink) {
-            written.size = e.size;
-            written.sha256 = e.sha256;
-          }
-        }
-      }
-      if (options_.on_entry) options_.on_entry(written);
-      out.entries.push_back(std::move(written));
+      if (auto written = write_entry(reader, writer, entry, *inside, out, links, zeros); !written) return written;
     }
+    if (checking != nullptr) {
+      if (auto finished = finish_checks(file_, *checking, options_.root); !finished) return finished;
+      for (auto& e : deferred) {
+        auto inside = detail::relative_to_root(detail::check_name(entry_name(e.get())).normalized, options_.root);
+        if (auto written = write_entry(nullptr, writer, e.get(), *inside, out, links, zeros); !written) return written;
+      }
+    }
+    return copy_links(links, out);
   }
 
  private:
+  // Writes one entry (its data from `reader`; links have none) and records it.
+  Status write_entry(struct archive* reader, struct archive* writer, struct archive_entry* entry, const std::string& inside,
+                     Extracted& out, std::vector<WrittenEntry>& links, std::vector<char>& zeros) {
+    WrittenEntry written;
+    written.path = inside;
+    const fs::path target = destination_ / platform::path_from_utf8(inside);
+    // Absolute destination names: the checks refused absolute entries, which is why
+    // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS stays off (it would refuse these rewritten ones).
+    set_destination(entry, Name::path, target);
+    // The hard link's target as the archive names it, relative to root (the checks passed it).
+    std::optional<std::string> hardlink;
+    const char* hardlink_raw = archive_entry_hardlink_utf8(entry);
+    if (hardlink_raw == nullptr) hardlink_raw = archive_entry_hardlink(entry);
+    if (hardlink_raw != nullptr) {
+      auto link = detail::check_name(hardlink_raw);
+      hardlink = detail::relative_to_root(link.normalized, options_.root).value_or(link.normalized);
+      const fs::path link_target = destination_ / platform::path_from_utf8(*hardlink);
+      set_destination(entry, Name::hardlink_target, link_target);
+    }
+    const auto type = archive_entry_filetype(entry);
+    if (type == AE_IFDIR) written.type = WrittenEntry::Type::directory;
+    if (type == AE_IFLNK && !hardlink) {
+      written.type = WrittenEntry::Type::symlink;
+      const char* link = archive_entry_symlink_utf8(entry);
+      written.link_target = link ? link : archive_entry_symlink(entry);
+      // Windows lets only administrators (or Developer Mode) make symbolic links, and libarchive
+      // may skip one without an error: the file the link names is copied instead.
+      if (platform::current_os() == platform::Os::windows) {
+        links.push_back(std::move(written));
+        return {};
+      }
+    }
+
+    if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
+    if (written.type == WrittenEntry::Type::file && !hardlink) {
+      const std::uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
+                                         ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+      if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
+    }
+    if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
+    if (hardlink) {
+      // A hard link shares its target's bytes: record them so the receipt is complete.
+      for (const auto& e : out.entries) {
+        if (e.path == *hardlink) {
+          written.size = e.size;
+          written.sha256 = e.sha256;
+        }
+      }
+    }
+    if (options_.on_entry) options_.on_entry(written);
+    out.entries.push_back(std::move(written));
+    return {};
+  }
+
   bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
   std::unexpected<Error> interrupted() const {
     return fail(ErrorKind::interrupted, "Extraction was interrupted", "Run the command again; the verified download is kept in the cache.");
@@ -385,6 +430,102 @@ Result<Extracted> extract(const fs::path& file, Format format, const fs::path& d
   }();
   if (!result) fs::remove_all(destination, ec);
   return result;
+}
+
+namespace {
+
+struct StreamState {
+  Stream* stream;
+  std::vector<char> buffer = std::vector<char>(kReadBlock);
+  std::optional<Error> error;  // what the stream said when it stopped
+};
+
+la_ssize_t read_stream(struct archive* a, void* data, const void** block) {
+  auto& state = *static_cast<StreamState*>(data);
+  auto got = state.stream->read(state.buffer.data(), state.buffer.size());
+  if (!got) {
+    state.error = got.error();
+    archive_set_error(a, EIO, "%s", got.error().message.c_str());
+    return -1;
+  }
+  *block = state.buffer.data();
+  return static_cast<la_ssize_t>(*got);
+}
+
+}  // namespace
+
+Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& label, const fs::path& destination,
+                                 const ExtractOptions& options) {
+  std::error_code ec;
+  if (!fs::create_directory(destination, ec)) {
+    if (!ec) ec = std::make_error_code(std::errc::file_exists);
+    return std::unexpected(platform::io_error("create folder", destination, ec));
+  }
+  StreamState state{&stream, std::vector<char>(kReadBlock), std::nullopt};
+  auto result = [&]() -> Result<Extracted> {
+    Reader reader(archive_read_new());
+    if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
+    if (format == Format::zip) {
+      // Local headers, front to back; confirm_zip compares them with the central directory.
+      archive_read_support_format_zip_streamable(reader.get());
+    } else {
+      archive_read_support_filter_gzip(reader.get());
+      archive_read_support_format_tar(reader.get());
+    }
+    if (archive_read_open(reader.get(), &state, nullptr, &read_stream, nullptr) != ARCHIVE_OK) {
+      if (state.error) return std::unexpected(*state.error);
+      return fail(ErrorKind::invalid_input, fmt::format("{} is not a {} archive: {}", label.filename(), describe(format),
+                                                        archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
+                  "Check the \"archive\" field of the manifest entry.");
+    }
+    Writer writer(archive_write_disk_new());
+    if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
+    archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+    Extracted out;
+    ScanResult checking;
+    Extraction extraction(label, destination, options);
+    auto ran = extraction.run(reader.get(), writer.get(), out, &checking);
+    if (!ran) return std::unexpected(state.error ? *state.error : ran.error());
+    if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
+    out.scan = checking.scan;
+    return out;
+  }();
+  if (!result) fs::remove_all(destination, ec);
+  return result;
+}
+
+Status confirm_zip(const fs::path& file, const Extracted& extracted, const std::optional<std::string>& root) {
+  auto directory = detail::read_central_directory(file);
+  if (!directory) return std::unexpected(directory.error());
+  if (!directory->problem.empty()) return std::unexpected(refused(file, directory->problem_entry, directory->problem));
+  // Each entry inside root as a type and a size (a link's size is its target text's length).
+  using Described = std::pair<WrittenEntry::Type, std::uint64_t>;
+  std::map<std::string, Described> central;
+  for (const auto& e : directory->entries) {
+    auto name = detail::check_name(e.name);
+    if (!name.problem.empty()) return std::unexpected(refused(file, e.name, name.problem));
+    auto inside = detail::relative_to_root(name.normalized, root);
+    if (!inside || inside->empty()) continue;
+    const auto type = e.directory ? WrittenEntry::Type::directory : e.symlink ? WrittenEntry::Type::symlink : WrittenEntry::Type::file;
+    central[*inside] = {type, e.directory ? 0 : e.size};
+  }
+  std::map<std::string, Described> local;
+  for (const auto& e : extracted.entries) {
+    const std::uint64_t size = e.type == WrittenEntry::Type::file ? e.size : e.type == WrittenEntry::Type::symlink ? e.link_target.size() : 0;
+    local[e.path] = {e.type, size};
+  }
+  if (local == central) return {};
+  // Name the first entry the two views disagree on.
+  for (const auto& [path, d] : central) {
+    auto it = local.find(path);
+    if (it == local.end() || it->second != d) {
+      return std::unexpected(refused(file, path, "is not the same in the zip's central directory as in its local headers"));
+    }
+  }
+  for (const auto& [path, d] : local) {
+    if (!central.contains(path)) return std::unexpected(refused(file, path, "has a local header but no central directory record"));
+  }
+  return std::unexpected(refused(file, "?", "differs between the zip's central directory and its local headers"));
 }
 
 }  // namespace zcuda::archive

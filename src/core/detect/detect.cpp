@@ -28,7 +28,7 @@ Result<Profile> detect_machine(const Options& options) {
     probe_linux_gpus(view, profile);
     probe_linux_driver(view, profile);
   }
-  name_gpus(view, profile);
+  name_gpus(view, profile, !options.launch_only);
   RegisteredEnvironment registered;
   if (targets_windows(profile)) {
     if (auto variables = platform::windows::registered_environment()) registered = std::move(*variables);
@@ -43,9 +43,9 @@ Result<Profile> detect_machine(const Options& options) {
       probe_hip_installs(view, options.environment, registered, profile);
     }
   }
-  probe_cuda(view, options.environment, profile);
+  if (!options.launch_only) probe_cuda(view, options.environment, profile);
   assign_status(profile);
-  derive_findings(options.environment, profile);
+  if (!options.launch_only) derive_findings(options.environment, profile);
   if (options.measure_caches && !options.root) {
     std::vector<caches::Usage> usages;
     for (const auto& folder : caches::locate(caches::live_inputs())) usages.push_back(caches::measure(folder));

@@ -49,9 +49,11 @@ const char* vendor_label(std::uint32_t vendor) {
 
 }  // namespace
 
-void name_gpus(const SystemView& view, Profile& profile) {
+void name_gpus(const SystemView& view, Profile& profile, bool with_names) {
   std::optional<AmdgpuIds> ids;
+  // Without names only the gfx targets of zcuda's table are filled in (no file is read).
   for (const char* path : {"/usr/share/libdrm/amdgpu.ids", "/opt/amdgpu/share/libdrm/amdgpu.ids"}) {
+    if (!with_names) break;
     auto text = view.read(path);
     if (!text) continue;
     auto parsed = parse_amdgpu_ids(*text);
@@ -63,6 +65,7 @@ void name_gpus(const SystemView& view, Profile& profile) {
   }
   std::optional<std::string> pci_ids;
   for (const char* path : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"}) {
+    if (!with_names) break;
     if (auto text = view.read(path, 8u << 20)) {
       pci_ids = std::move(*text);
       break;
@@ -77,7 +80,7 @@ void name_gpus(const SystemView& view, Profile& profile) {
         gpu.gfx = known->gfx;
         gpu.gfx_source = "zcuda-table";
       }
-      if (!gpu.name.empty()) continue;
+      if (!with_names || !gpu.name.empty()) continue;
       if (ids && gpu.revision) {
         if (const auto* entry = ids->find(gpu.device_id, *gpu.revision)) {
           gpu.name = entry->name;
@@ -96,7 +99,7 @@ void name_gpus(const SystemView& view, Profile& profile) {
         continue;
       }
     }
-    if (!gpu.name.empty()) continue;
+    if (!with_names || !gpu.name.empty()) continue;
     if (pci_ids) {
       if (auto name = pci_ids_name(*pci_ids, gpu.vendor_id, gpu.device_id)) {
         gpu.name = *name;

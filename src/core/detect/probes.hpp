@@ -29,7 +29,7 @@ void probe_linux_driver(const SystemView& view, Profile& profile);
 // Windows: DXGI adapters and the display class registry key.
 void probe_windows_gpus(Profile& profile);
 // Marketing names (amdgpu.ids, then zcuda's table, then pci.ids) and gfx from the table.
-void name_gpus(const SystemView& view, Profile& profile);
+void name_gpus(const SystemView& view, Profile& profile, bool with_names = true);
 // Windows: the variables in the registry that new programs get (see windows::registered_environment).
 using RegisteredEnvironment = std::map<std::string, platform::windows::RegisteredVariable>;
 

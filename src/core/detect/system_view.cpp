@@ -43,12 +43,14 @@ bool SystemView::is_directory(const fs::path& path) const {
 }
 
 std::vector<std::string> SystemView::list(const fs::path& path) const {
+  if (auto known = listings_.find(path); known != listings_.end()) return known->second;
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(host_path(path), ec), end; !ec && it != end; it.increment(ec)) {
     names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
+  listings_.emplace(path, names);
   return names;
 }
 

@@ -2,6 +2,7 @@
 // Read-only access to the files probes look at, either on the live machine or under a captured
 // tree (--root). Every path is given as on the live machine ("/sys/class/kfd/...").
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,9 @@ class SystemView {
 
  private:
   std::optional<std::filesystem::path> root_;
+  // Listings already read: the HIP probe asks for the same library folders once per library
+  // (/usr/lib/x86_64-linux-gnu holds thousands of names). A view lives for one detection.
+  mutable std::map<std::filesystem::path, std::vector<std::string>> listings_;
 };
 
 std::string trim(std::string_view text);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -148,6 +149,7 @@ bool begin_body(Transfer& t) {
       // The server ignored Range, or If-Range found the file changed: the whole file follows.
       spdlog::info("{}: server sent the whole file instead of the rest; starting again from zero", t.url);
     }
+    if (t.partial.size > 0 && t.partial.on_discard) t.partial.on_discard();
     if (!open_output(t, std::ios::trunc)) return false;
     t.partial.size = 0;
     t.partial.hasher.reset();
@@ -224,7 +226,18 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 std::string ca_bundle(const Options& options) {
   if (options.ca_bundle) return utf8(*options.ca_bundle);
   // libcurl itself ignores CURL_CA_BUNDLE (only the curl tool reads it); honour it the same way.
-  return platform::get_env("CURL_CA_BUNDLE").value_or("");
+  if (auto env = platform::get_env("CURL_CA_BUNDLE")) return *env;
+#ifdef ZCUDA_CURL_WITHOUT_CA_PATH
+  // The portable build's libcurl has no CA file compiled in, because distributions keep it in
+  // different places: use the first that exists of where they keep it (the list Go's
+  // crypto/x509 searches); with none found, OpenSSL's defaults (/etc/ssl/certs) apply.
+  for (const char* file : {"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
+                           "/etc/pki/tls/cacert.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/cert.pem"}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec)) return file;
+  }
+#endif
+  return {};
 }
 
 void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_slist* headers) {

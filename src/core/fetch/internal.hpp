@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,7 @@ struct Partial {
   std::uint64_t size = 0;
   Sha256 hasher;
   std::optional<Validators> validators;
+  std::function<void()> on_discard;  // Options::on_discard
 };
 
 // Opens the partial left by an earlier run (re-hashing its bytes) or an empty one.

@@ -45,6 +45,7 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
   Partial partial;
   partial.path = cache.partial_path(request.sha256);
   partial.meta = cache.partial_meta_path(request.sha256);
+  partial.on_discard = options.on_discard;
   std::error_code ec;
   if (!fs::exists(partial.path, ec)) {
     fs::remove(partial.meta, ec);
@@ -76,6 +77,7 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
 }
 
 void discard_partial(Partial& partial) {
+  if (partial.on_discard) partial.on_discard();
   std::error_code ec;
   fs::remove(partial.path, ec);
   fs::remove(partial.meta, ec);

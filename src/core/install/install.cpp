@@ -1,6 +1,8 @@
 #include <zcuda/install/install.hpp>
 
 #include <chrono>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -10,10 +12,12 @@
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/os.hpp>
 #include <zcuda/platform/test_hooks.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/ui/units.hpp>
 
+#include "follow.hpp"
 #include "layout.hpp"
 
 namespace zcuda::install {
@@ -89,8 +93,71 @@ Status swap_into_place(const app::Home& home, const manifest::Artifact& a, const
   return platform::rename_with_retry(temp, dest);
 }
 
-// Fetches, extracts into a temporary sibling, checks, renames into place, writes the receipt,
-// then points "current" at it.
+// Whether the archive is extracted while it downloads: an archive fetched over HTTP(S) that is
+// not in the cache yet. Offline folders, file:// sources and cached files are read afterwards,
+// as fast local reads gain nothing. Windows stays sequential for now (a file that another
+// handle is still writing is not read there yet).
+bool extract_while_downloading(const manifest::Artifact& a, const fetch::Cache& cache, const Options& options) {
+  if (a.archive == manifest::ArchiveKind::none || options.fetch.offline_dir) return false;
+  if (platform::current_os() == platform::Os::windows) return false;
+  if (!a.url.starts_with("http://") && !a.url.starts_with("https://")) return false;
+  std::error_code ec;
+  return !fs::exists(cache.verified_path(a.sha256), ec);
+}
+
+archive::Format format_of(const manifest::Artifact& a) {
+  return a.archive == manifest::ArchiveKind::zip ? archive::Format::zip : archive::Format::tar_gz;
+}
+
+// The download runs on a second thread while this one extracts from its partial file into
+// `temp`. Nothing counts until the digest has verified: a failed download, or bytes that
+// changed under the extraction (a restart from zero), end the same way as in the sequential
+// path (the error, or an extraction again from the verified file). A zip's local headers are
+// then confirmed against its central directory.
+Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Request& request, const fetch::Cache& cache,
+                                                             fetch::Options fetch_options, const manifest::Artifact& a,
+                                                             const fs::path& temp, const archive::ExtractOptions& extract_options,
+                                                             Outcome& out) {
+  detail::DownloadState state;
+  fetch_options.on_discard = [&state] { state.discards.fetch_add(1); };
+  detail::FollowedFile follower(cache.partial_path(a.sha256), cache.verified_path(a.sha256), state, fetch_options.cancel);
+  std::optional<Result<fetch::Fetched>> fetched;
+  const auto started = Clock::now();
+  std::thread fetching([&] {
+    fetched = fetch::fetch(request, cache, fetch_options);
+    out.fetch_seconds = seconds_since(started);
+    state.ok.store(fetched->has_value());
+    state.done.store(true);
+  });
+  auto extracted = archive::extract_stream(follower, format_of(a), fs::path(a.file_name), temp, extract_options);
+  fetching.join();
+  std::error_code ec;
+  auto abandon = [&](Error error) -> Result<std::vector<archive::WrittenEntry>> {
+    fs::remove_all(temp, ec);
+    return std::unexpected(std::move(error));
+  };
+  if (!*fetched) return abandon(fetched->error());
+  out.from_cache = (*fetched)->from_cache;
+  out.bytes_transferred = (*fetched)->bytes_transferred;
+  out.source = (*fetched)->source;
+  const fs::path file = (*fetched)->file;
+  if (follower.restarted()) {
+    spdlog::info("the download of {} started over while it was extracted; extracting the verified file again", a.id);
+    fs::remove_all(temp, ec);
+    auto again = archive::extract(file, format_of(a), temp, extract_options);
+    if (!again) return std::unexpected(again.error());
+    return std::move(again->entries);
+  }
+  if (!extracted) return std::unexpected(extracted.error());  // extract_stream removed temp
+  if (a.archive == manifest::ArchiveKind::zip) {
+    if (auto confirmed = archive::confirm_zip(file, *extracted, a.root); !confirmed) return abandon(confirmed.error());
+  }
+  spdlog::info("{} extracted while it downloaded ({} entries)", a.id, extracted->entries.size());
+  return std::move(extracted->entries);
+}
+
+// Fetches, extracts into a temporary sibling (during the download when it comes over HTTP),
+// checks, renames into place, writes the receipt, then points "current" at it.
 Status fresh_install(const PlanItem& item, const app::Home& home, const Options& options, Outcome& out) {
   const auto& a = item.artifact;
   const auto fetch_started = Clock::now();
@@ -98,36 +165,43 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
   request.urls.insert(request.urls.end(), a.mirrors.begin(), a.mirrors.end());
   fetch::Options fetch_options = options.fetch;
   if (fetch_options.cancel == nullptr) fetch_options.cancel = options.cancel;
-  auto fetched = fetch::fetch(request, fetch::Cache(layout::cache_dir(home)), fetch_options);
-  out.fetch_seconds = seconds_since(fetch_started);
-  if (!fetched) return std::unexpected(fetched.error());
-  out.from_cache = fetched->from_cache;
-  out.bytes_transferred = fetched->bytes_transferred;
-  out.source = fetched->source;
-  platform::test_hooks::pause_at("fetched", options.cancel);
-  if (cancelled(options)) return fail(ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.");
+  const fetch::Cache cache(layout::cache_dir(home));
 
-  const auto extract_started = Clock::now();
   const fs::path temp = layout::temp_sibling(home, a.component, a.version, "tmp");
   std::error_code ec;
   fs::create_directories(temp.parent_path(), ec);
   if (ec) return std::unexpected(platform::io_error("create folder", temp.parent_path(), ec));
+  archive::ExtractOptions extract_options;
+  extract_options.root = a.root;
+  extract_options.cancel = options.cancel;
+  bool first = true;
+  extract_options.on_entry = [&](const archive::WrittenEntry&) {
+    if (first) platform::test_hooks::pause_at("extracting", options.cancel);
+    first = false;
+  };
+
   Result<std::vector<archive::WrittenEntry>> entries;
-  if (a.archive == manifest::ArchiveKind::none) {
-    entries = place_single_file(a, fetched->file, temp);
+  auto extract_started = Clock::now();
+  if (extract_while_downloading(a, cache, options)) {
+    entries = fetch_and_extract(request, cache, fetch_options, a, temp, extract_options, out);
+    if (entries) platform::test_hooks::pause_at("fetched", options.cancel);
   } else {
-    archive::ExtractOptions extract_options;
-    extract_options.root = a.root;
-    extract_options.cancel = options.cancel;
-    bool first = true;
-    extract_options.on_entry = [&](const archive::WrittenEntry&) {
-      if (first) platform::test_hooks::pause_at("extracting", options.cancel);
-      first = false;
-    };
-    const auto format = a.archive == manifest::ArchiveKind::zip ? archive::Format::zip : archive::Format::tar_gz;
-    auto extracted = archive::extract(fetched->file, format, temp, extract_options);
-    if (extracted) entries = std::move(extracted->entries);
-    else entries = std::unexpected(extracted.error());
+    auto fetched = fetch::fetch(request, cache, fetch_options);
+    out.fetch_seconds = seconds_since(fetch_started);
+    if (!fetched) return std::unexpected(fetched.error());
+    out.from_cache = fetched->from_cache;
+    out.bytes_transferred = fetched->bytes_transferred;
+    out.source = fetched->source;
+    platform::test_hooks::pause_at("fetched", options.cancel);
+    if (cancelled(options)) return fail(ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.");
+    extract_started = Clock::now();
+    if (a.archive == manifest::ArchiveKind::none) {
+      entries = place_single_file(a, fetched->file, temp);
+    } else {
+      auto extracted = archive::extract(fetched->file, format_of(a), temp, extract_options);
+      if (extracted) entries = std::move(extracted->entries);
+      else entries = std::unexpected(extracted.error());
+    }
   }
   if (!entries) return std::unexpected(entries.error());
 

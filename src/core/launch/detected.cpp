@@ -34,9 +34,10 @@ DetectedSettings settings_from_profile(const detect::Profile& profile) {
   return settings;
 }
 
-detect::Profile detect_for_launch() {
+detect::Profile detect_for_launch(bool names) {
   detect::Options options;
   options.probe_hip_runtime = false;
+  options.launch_only = !names;
   options.environment = platform::current_environment();
   auto profile = detect::detect_machine(options);
   if (!profile) {
