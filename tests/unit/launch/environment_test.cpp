@@ -69,7 +69,8 @@ TEST_F(PlanFixture, ADeviceChoiceTakesRocrVisibleDevicesAway) {
   EXPECT_TRUE(removed->removed);
   EXPECT_EQ(removed->before, "0");
   EXPECT_NE(removed->why.find("HIP_VISIBLE_DEVICES"), std::string::npos);
-  for (const auto& c : to_json(*plan).at("environment")) {
+  const auto plan_json = to_json(*plan);  // the loop below must not outlive it
+  for (const auto& c : plan_json.at("environment")) {
     if (c.at("name") == "ROCR_VISIBLE_DEVICES") {
       EXPECT_TRUE(c.at("value").is_null() && c.at("removed").get<bool>());
     }
