@@ -8,7 +8,7 @@
 
 #include <zcuda/bench/record.hpp>
 #include <zcuda/ui/table.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 #include <zcuda/verify/ladder.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -77,7 +77,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
     for (const auto& l : c.libraries) {
       const auto& file = l.real_path.empty() ? l.path : l.real_path;
       if (!seen.insert(file).second) continue;
-      libs.add_row({l.requested, file, l.size ? ui::format_bytes(*l.size) : "?", l.sha256.empty() ? "(unreadable)" : l.sha256.substr(0, 16) + "…"});
+      libs.add_row({l.requested, file, l.size ? format_bytes(*l.size) : "?", l.sha256.empty() ? "(unreadable)" : l.sha256.substr(0, 16) + "…"});
     }
   }
   if (!libs.empty()) text += "\n" + style.bold("Libraries loaded") + "\n" + libs.render();
@@ -105,7 +105,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   }
   if (!summary.statuses.empty()) text += fmt::format(" ({})", tally(summary.statuses));
   if (!summary.others.empty()) text += fmt::format("; other checks: {}", tally(summary.others));
-  text += fmt::format(", in {}.\n", ui::format_duration(report.seconds));
+  text += fmt::format(", in {}.\n", format_duration(report.seconds));
   const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
   text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";
   if (saved) text += style.dim("Saved to " + saved->string()) + "\n";

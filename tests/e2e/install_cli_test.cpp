@@ -9,7 +9,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/run_command.hpp"

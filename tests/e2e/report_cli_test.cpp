@@ -5,7 +5,7 @@
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/verify/verify.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -40,7 +40,7 @@ void plant_files(const TempDir& home) {
   check.stack = "zluda";
   check.device = "X [ZLUDA]";
   result.checks = {check};
-  app::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
+  home::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
   ASSERT_TRUE(verify::save(result, layout));
   write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }

@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <optional>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/process.hpp>
 

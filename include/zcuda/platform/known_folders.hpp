@@ -1,7 +1,7 @@
 #pragma once
 #include <filesystem>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform {
 

@@ -2,7 +2,7 @@
 
 #include <windows.h>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "utf8_win32.hpp"
 

@@ -1,4 +1,4 @@
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
 #include <system_error>
@@ -25,7 +25,7 @@ bool holds_driver(const std::filesystem::path& dir) {
 // The installed ZLUDA: installs/zluda/current holds the version, installs/zluda/<version>/ the
 // files (or a zluda/ folder inside it, as the release archives are laid out). nullopt when
 // nothing is installed; an error when the pointer is there but broken.
-Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
+Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
   const auto base = home.installs() / "zluda";
   const auto pointer = base / "current";
   std::error_code ec;
@@ -34,12 +34,12 @@ Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
   if (!text) return std::unexpected(text.error());
   const auto version = trim(*text);
   if (version.empty() || version.find_first_of("/\\") != std::string::npos || version == "." || version == "..") {
-    return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + pointer.string() + " does not hold a version",
+    return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + path_to_utf8(pointer) + " does not hold a version",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
-  auto dir = base / platform::path_from_utf8(version);
+  auto dir = base / path_from_utf8(version);
   if (!std::filesystem::is_directory(dir, ec)) {
-    return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + dir.string() + " is missing",
+    return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + path_to_utf8(dir) + " is missing",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
   if (!holds_driver(dir) && holds_driver(dir / "zluda")) dir /= "zluda";
@@ -49,7 +49,7 @@ Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
 }  // namespace
 
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
-                                const app::Home& home) {
+                                const home::Home& home) {
   if (runtime_dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(*runtime_dir, ec)) {
@@ -72,7 +72,7 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
 Result<std::filesystem::path> find_probe() {
   if (auto named = platform::test_hooks::probe_override()) {
     std::error_code ec;
-    const auto probe = platform::path_from_utf8(*named);
+    const auto probe = path_from_utf8(*named);
     if (!std::filesystem::is_regular_file(probe, ec)) {
       return fail(ErrorKind::not_found, "The zcuda-probe the test hook names does not exist: " + *named,
                   "Unset the test hook's variable (docs/cli.md, \"Test hooks\") to use the zcuda-probe beside zcuda.");
@@ -84,7 +84,7 @@ Result<std::filesystem::path> find_probe() {
   auto probe = self->parent_path() / (platform::current_os() == platform::Os::windows ? "zcuda-probe.exe" : "zcuda-probe");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(probe, ec)) {
-    return fail(ErrorKind::not_found, "zcuda-probe was not found beside zcuda (" + probe.string() + ")",
+    return fail(ErrorKind::not_found, "zcuda-probe was not found beside zcuda (" + path_to_utf8(probe) + ")",
                 "Reinstall zcuda: zcuda-probe ships in the same folder.");
   }
   return probe;

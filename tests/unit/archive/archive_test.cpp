@@ -8,7 +8,7 @@
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
-#include "archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 

@@ -6,7 +6,7 @@
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/install/install.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
@@ -20,13 +20,13 @@ using nlohmann::json;
 // A home, an archive shaped like a ZLUDA release, and a manifest pinning its digest.
 struct Fixture {
   test::TempDir dir;
-  app::Home home;
+  home::Home home;
   fs::path archive;
   std::string sha256;
   std::uint64_t size = 0;
 
   explicit Fixture(std::vector<test::Spec> entries = default_entries()) {
-    home = app::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
+    home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
     fs::create_directories(dir / "src");
     archive = dir / "src" / "zluda-test.zip";
     test::write_archive(archive, test::ArchiveType::zip, entries);
@@ -83,7 +83,7 @@ Outcome only_outcome(const Result<Report>& r) {
 
 TEST(InstallPlan, PicksByOsChannelAndOptional) {
   test::TempDir dir;
-  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
   auto m = manifest::load_embedded().value();
   Selection windows;
   windows.os = platform::Os::windows;
@@ -121,7 +121,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
 
 TEST(InstallPlan, LinuxWithNothingPinnedSaysHowToProvideAManifest) {
   test::TempDir dir;
-  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
   Selection linux;
   linux.os = platform::Os::linux;
   auto plan = make_plan(manifest::load_embedded().value(), linux, home);

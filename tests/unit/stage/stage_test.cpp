@@ -6,7 +6,7 @@
 
 #include <zcuda/fetch/fetch.hpp>
 
-#include "stage_fixture.hpp"
+#include "support/stage_fixture.hpp"
 
 namespace zcuda::test {
 namespace {
@@ -23,7 +23,7 @@ TEST_F(StageFixture, ProgramLoadsItsOwnThenStagedThenItsOwnLibcudaAgain) {
   ASSERT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(which_libcuda(), "runtime-libcuda\n");
   EXPECT_TRUE(fs::exists(app / ".zcuda-stage" / "journal.json"));
-  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / cuda_names.driver), read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
 
   auto unstaged = zcuda({"unstage", (app / cuda_names.app).string()});
   ASSERT_EQ(unstaged.exit_code, 0) << unstaged.err;
@@ -119,7 +119,7 @@ TEST_F(StageFixture, ChangedStagedFileIsRefusedThenKeptWithForce) {
   auto j = json::parse(forced.out);
   ASSERT_EQ(j["kept"].size(), 1u);
   EXPECT_EQ(read_file(j["kept"][0].get<std::string>()), "the user's own build\n");
-  EXPECT_EQ(read_file(app / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  EXPECT_EQ(read_file(app / cuda_names.driver), read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "journal.json"));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "backup"));
   // Apart from the kept file, the folder is as it was.

@@ -280,7 +280,7 @@ TEST(VerifyReport, SummaryCountsWhatItSays) {
 
 TEST(VerifyReport, SavesLastAndATimestampedCopy) {
   TempDir dir;
-  app::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
   Report report;
   report.started_utc = "2026-12-02T11:54:03Z";
   report.checks = {result("driver.init", true, "pass")};
@@ -295,7 +295,7 @@ TEST(VerifyReport, SavesLastAndATimestampedCopy) {
 class VerifyRuntime : public ::testing::Test {
  protected:
   TempDir dir;
-  app::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
 };
 
 TEST_F(VerifyRuntime, NativeWhenNothingIsInstalled) {
