@@ -10,6 +10,7 @@
 #include <zcuda/platform/process.hpp>
 #include <zcuda/base/path_text.hpp>
 
+#include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
 
@@ -195,11 +196,12 @@ TEST_F(BenchTest, OutputWithoutTheMetricIsAFailedRun) {
 }
 
 TEST_F(BenchTest, CtrlCKillsTheRunningProgramAndKeepsAnIncompleteRecord) {
-  options.launch.args = {"sleep", "30000"};
+  const fs::path ready = tmp / "child-ready";
+  options.launch.args = {"touch", path_to_utf8(ready), "sleep", "30000"};
   std::atomic<bool> cancel{false};
   options.cancel = &cancel;
   std::thread press([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    test::wait_for_file(ready);  // the program runs: Ctrl-C now reaches a running program
     cancel = true;
   });
   const auto started = std::chrono::steady_clock::now();

@@ -70,8 +70,10 @@ TEST_F(RunFixture, SigtermToZcudaReachesTheChild) {
                   "(RunFixture.KilledZcudaTakesTheProgramWithIt covers Windows' job object)";
 #else
   // zcuda forwards SIGTERM; the child dies of it and zcuda reports 143.
-  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "sleep", "30000"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const fs::path ready = tmp / "child-ready";
+  BackgroundProcess zcuda_run(
+      {ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "touch", ready.string(), "sleep", "30000"});
+  ASSERT_TRUE(wait_for_file(ready)) << "the program never started";
   zcuda_run.kill(SIGTERM);
   EXPECT_EQ(zcuda_run.wait(), 143);
 #endif
@@ -81,11 +83,13 @@ TEST_F(RunFixture, SigtermToZcudaReachesTheChild) {
 // it to zcuda with a parent-death signal, Windows with a job object that kills on close.
 TEST_F(RunFixture, KilledZcudaTakesTheProgramWithIt) {
   const fs::path marker = tmp / "program-outlived-zcuda";
-  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "sleep", "3000",
-                               "touch", marker.string()});
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const fs::path ready = tmp / "child-ready";
+  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "touch", ready.string(),
+                               "sleep", "3000", "touch", marker.string()});
+  ASSERT_TRUE(wait_for_file(ready)) << "the program never started";
   zcuda_run.kill();
   zcuda_run.wait();
+  // Not a readiness guess: past the 3 s after which a surviving program would have left the marker.
   std::this_thread::sleep_for(std::chrono::milliseconds(3500));
   EXPECT_FALSE(fs::exists(marker)) << "the program went on after zcuda was killed";
 }

@@ -248,8 +248,11 @@ TEST_F(InstalledRuntime, StagedFileReplacedBySameSizeFileWithTheRecordedTimeIsRe
 TEST_F(StageFixture, StagingBesideARunningProgram) {
   const auto before = snapshot(app);
   {
-    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // it has loaded its driver library by now
+    BackgroundOptions capture;
+    capture.out = tmp / "running-out.txt";
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"}, capture);
+    // It prints its driver library's identity once that library is loaded.
+    ASSERT_TRUE(running.wait_for_out("-libcuda")) << running.out();
     auto r = zcuda({"stage", app.string(), "--runtime-dir", runtime.string()});
 #ifdef _WIN32
     EXPECT_EQ(r.exit_code, 9) << r.err;  // locked
@@ -267,8 +270,10 @@ TEST_F(StageFixture, StagingBesideARunningProgram) {
   const auto staged_files = snapshot(app);
   {
     // And unstage, while the program runs with the staged DLL loaded.
-    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    BackgroundOptions capture;
+    capture.out = tmp / "running-staged-out.txt";
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"}, capture);
+    ASSERT_TRUE(running.wait_for_out("-libcuda")) << running.out();
     auto r = zcuda({"unstage", app.string()});
     EXPECT_EQ(r.exit_code, 9) << r.err;
     EXPECT_NE(r.err.find("in use by a running program"), std::string::npos) << r.err;
