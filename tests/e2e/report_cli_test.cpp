@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -107,7 +108,7 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   TempDir dir;
   write_archive(dir / "z.zip", ArchiveType::zip,
                 {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "NVCUDA-TEST"), test::file("zluda/zluda.exe", "LAUNCHER")});
-  auto digest = fetch::sha256_file(dir / "z.zip");
+  auto digest = sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
   nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
                           {"url", test::file_url(dir / "z.zip")}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/install/install.hpp>
 
@@ -30,7 +31,7 @@ struct Fixture {
     fs::create_directories(dir / "src");
     archive = dir / "src" / "zluda-test.zip";
     test::write_archive(archive, test::ArchiveType::zip, entries);
-    sha256 = fetch::sha256_file(archive).value();
+    sha256 = sha256_file(archive).value();
     size = fs::file_size(archive);
   }
 
@@ -149,7 +150,7 @@ TEST(Install, InstallsWithReceiptAndPointerThenRerunFetchesNothing) {
     if (file["path"] == "nvcuda.dll") {
       saw_driver = true;
       EXPECT_EQ(file["size"], 12);
-      EXPECT_EQ(file["sha256"], fetch::sha256_file(f.version_dir() / "nvcuda.dll").value());
+      EXPECT_EQ(file["sha256"], sha256_file(f.version_dir() / "nvcuda.dll").value());
     }
   }
   EXPECT_TRUE(saw_driver);
@@ -314,7 +315,7 @@ TEST(Install, SingleFileArtifactIsCopiedUnderItsName) {
   auto e = f.entry("tool", "1.0");
   e["component"] = "tool";
   e["url"] = test::file_url(f.dir / "src" / "tool.exe");
-  e["sha256"] = fetch::sha256_file(f.dir / "src" / "tool.exe").value();
+  e["sha256"] = sha256_file(f.dir / "src" / "tool.exe").value();
   e["size"] = 6;
   e["archive"] = "none";
   e.erase("root");

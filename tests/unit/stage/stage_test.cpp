@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
 #include "support/stage_fixture.hpp"
@@ -146,7 +147,7 @@ class InstalledRuntime : public StageFixture {
         continue;
       }
       fs::last_write_time(entry.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
-      auto digest = zcuda::fetch::sha256_file(entry.path());
+      auto digest = zcuda::sha256_file(entry.path());
       ASSERT_TRUE(digest);
       const auto size = static_cast<long long>(fs::file_size(entry.path())) + (size_delta.contains(name) ? size_delta.at(name) : 0);
       files.push_back({{"path", name}, {"type", "file"}, {"size", size},
@@ -184,7 +185,7 @@ TEST_F(InstalledRuntime, DigestsComeFromTheReceiptAndUnstageRecognisesHardLinksW
   EXPECT_EQ(cublas["staged_size"], 100000);
   EXPECT_TRUE(cublas["staged_mtime_ns"].is_number_integer());
   // A recorded size that differs from the file: the receipt is not used; the file is hashed.
-  EXPECT_EQ(step_for(cuda_names.nvml)["staged_sha256"], *zcuda::fetch::sha256_file(installed / cuda_names.nvml));
+  EXPECT_EQ(step_for(cuda_names.nvml)["staged_sha256"], *zcuda::sha256_file(installed / cuda_names.nvml));
 
   // Hashing the staged cuBLAS would not give the marker, so a clean unstage shows it was
   // recognised as a hard link of the runtime file with the recorded size and time.

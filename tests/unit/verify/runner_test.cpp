@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -354,9 +355,9 @@ TEST(VerifyDigest, Sha256OfKnownContent) {
   TempDir dir;
   write_file(dir / "abc", "abc");
   write_file(dir / "empty", "");
-  EXPECT_EQ(fetch::sha256_file(dir / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(fetch::sha256_file(dir / "empty").value(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  auto missing = fetch::sha256_file(dir / "missing");
+  EXPECT_EQ(sha256_file(dir / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_file(dir / "empty").value(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  auto missing = sha256_file(dir / "missing");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
 }
