@@ -19,7 +19,6 @@ namespace zcuda::detect {
 namespace {
 
 namespace fs = std::filesystem;
-using path_to_utf8;
 using test::RegistryScratch;
 
 const wchar_t* kMachineEnvironment = L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";

@@ -10,7 +10,6 @@ namespace zcuda::home {
 namespace {
 
 using test::ScopedEnv;
-using path_to_utf8;
 
 TEST(Home, FlagWinsOverEnvironment) {
   test::TempDir dir;
