@@ -27,7 +27,7 @@ struct Fixture {
   std::uint64_t size = 0;
 
   explicit Fixture(std::vector<test::Spec> entries = default_entries()) {
-    home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
+    home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     fs::create_directories(dir / "src");
     archive = dir / "src" / "zluda-test.zip";
     test::write_archive(archive, test::ArchiveType::zip, entries);
