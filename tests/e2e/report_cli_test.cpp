@@ -41,7 +41,7 @@ void plant_files(const TempDir& home) {
   check.stack = "zluda";
   check.device = "X [ZLUDA]";
   result.checks = {check};
-  home::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
+  home::Home layout{home.path(), home / "cache", home / "state", home / "logs", home::ChosenBy::flag};
   ASSERT_TRUE(verify::save(result, layout));
   write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }

@@ -84,7 +84,7 @@ Outcome only_outcome(const Result<Report>& r) {
 
 TEST(InstallPlan, PicksByOsChannelAndOptional) {
   test::TempDir dir;
-  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", home::ChosenBy::flag};
   auto m = manifest::load_embedded().value();
   Selection windows;
   windows.os = platform::Os::windows;
@@ -122,7 +122,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
 
 TEST(InstallPlan, LinuxWithNothingPinnedSaysHowToProvideAManifest) {
   test::TempDir dir;
-  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", home::ChosenBy::flag};
   Selection linux;
   linux.os = platform::Os::linux;
   auto plan = make_plan(manifest::load_embedded().value(), linux, home);

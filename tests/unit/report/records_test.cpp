@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 class Records : public ::testing::Test {
  protected:
   test::TempDir dir;
-  home::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "--home"};
+  home::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
 
   nlohmann::json collect() {
     report::CollectOptions options;

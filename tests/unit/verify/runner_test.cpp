@@ -281,7 +281,7 @@ TEST(VerifyReport, SummaryCountsWhatItSays) {
 
 TEST(VerifyReport, SavesLastAndATimestampedCopy) {
   TempDir dir;
-  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", home::ChosenBy::flag};
   Report report;
   report.started_utc = "2026-12-02T11:54:03Z";
   report.checks = {result("driver.init", true, "pass")};
@@ -296,7 +296,7 @@ TEST(VerifyReport, SavesLastAndATimestampedCopy) {
 class VerifyRuntime : public ::testing::Test {
  protected:
   TempDir dir;
-  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", home::ChosenBy::flag};
 };
 
 TEST_F(VerifyRuntime, NativeWhenNothingIsInstalled) {
