@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
+  # the code's format (.clang-format, scripts/check-format.sh)
+  clang-format
   # libraries zcuda links
   libcurl4-openssl-dev libssl-dev libarchive-dev nlohmann-json3-dev libcli11-dev
   libspdlog-dev libfmt-dev

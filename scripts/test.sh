@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== format (scripts/check-format.sh)"
+scripts/check-format.sh || { rc=$?; [[ ${rc} -eq 77 ]] || exit ${rc}; }
+
 preset=asan
 echo "== ${preset}: configure and build"
 cmake --preset "${preset}" >/dev/null

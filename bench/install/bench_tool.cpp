@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const auto start = std::chrono::steady_clock::now();
   if (mode == "hash" && argc == 3) {
-    auto digest = fetch::sha256_file(argv[2]);
+    auto digest = sha256_file(argv[2]);
     if (!digest) return std::fprintf(stderr, "%s\n", digest.error().message.c_str()), 1;
     std::printf("%s\n", digest->c_str());
   } else if (mode == "extract" && argc == 5) {

@@ -107,8 +107,8 @@ Result<std::map<std::string, std::string>> parse_env(const std::vector<std::stri
   return out;
 }
 
-Result<bench::BenchOptions> bench_options(const BenchFlags& f, const std::vector<std::string>& program, const detect::Profile& detected) {
-  bench::BenchOptions options;
+Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std::string>& program, const detect::Profile& detected) {
+  bench::Options options;
   options.launch = launch_options(f.launch, program.front(), {program.begin() + 1, program.end()}, detected);
   options.no_stage = f.launch.no_stage;
   for (std::size_t i = 0; i < 2; ++i) {
@@ -200,8 +200,8 @@ CommandRun setup_bench(CLI::App& sub) {
     output.text = render(*record, context.style);
     if (auto ready = require_home(context); ready) {
       if (auto written = bench::write_bench_record(context.home, *record)) {
-        output.json["record"] = platform::path_to_utf8(*written);
-        output.text += fmt::format("\n  Record: {}\n", platform::path_to_utf8(*written));
+        output.json["record"] = path_to_utf8(*written);
+        output.text += fmt::format("\n  Record: {}\n", path_to_utf8(*written));
       } else {
         observer.notice("warning: the bench record could not be written: " + written.error().message);
       }

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include <zcuda/caches/caches.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/ui/table.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "command.hpp"
 
@@ -38,17 +38,17 @@ std::string render_list(const std::vector<caches::Usage>& usages, const ui::Styl
     } else if (u.is_link) {
       t.add_row({u.folder.name, s.yellow("link"), "-", "-", "-", folder + " (a link; not followed)"});
     } else {
-      t.add_row({u.folder.name, ui::format_bytes(u.bytes), std::to_string(u.files), when(u.newest), when(u.oldest), folder});
+      t.add_row({u.folder.name, zcuda::format_bytes(u.bytes), std::to_string(u.files), when(u.newest), when(u.oldest), folder});
     }
   }
-  return t.render() + fmt::format("\nTotal: {}. Clear with 'zcuda cache clear NAME... --yes'.\n", ui::format_bytes(total));
+  return t.render() + fmt::format("\nTotal: {}. Clear with 'zcuda cache clear NAME... --yes'.\n", zcuda::format_bytes(total));
 }
 
 std::string render_clear(const std::vector<caches::Removal>& removals, bool applied, const ui::Style& s) {
   if (removals.empty()) return "Nothing to remove: none of these caches exists.\n";
   std::string out;
   for (const auto& r : removals) {
-    const std::string what = fmt::format("{} {} ({}, {} file{})", r.usage.folder.name, r.usage.folder.path, ui::format_bytes(r.usage.bytes),
+    const std::string what = fmt::format("{} {} ({}, {} file{})", r.usage.folder.name, r.usage.folder.path, zcuda::format_bytes(r.usage.bytes),
                                          r.usage.files, r.usage.files == 1 ? "" : "s");
     if (r.refused) {
       out += s.yellow("left alone: ") + what + ": " + *r.refused + "\n";

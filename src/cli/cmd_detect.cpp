@@ -6,7 +6,7 @@
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "command.hpp"
 
@@ -44,7 +44,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
     for (const auto& g : p.gpus) {
       std::string status = g.status == "validated" ? s.green(g.status) : g.status == "candidate" ? s.yellow(g.status) : g.status == "unsupported" ? s.red(g.status) : s.dim(g.status);
       t.add_row({g.hip_index ? std::to_string(*g.hip_index) : "-", g.name, g.gfx.empty() ? "-" : g.gfx,
-                 g.vram_bytes ? ui::format_bytes(*g.vram_bytes) : "-", g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"),
+                 g.vram_bytes ? format_bytes(*g.vram_bytes) : "-", g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"),
                  status, fmt::format("{}", fmt::join(g.seen_by, ", "))});
     }
     out += t.render();

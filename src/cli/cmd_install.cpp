@@ -4,13 +4,14 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/manifest/manifest.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/platform/terminal.hpp>
 #include <zcuda/ui/progress.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "command.hpp"
 
@@ -40,7 +41,7 @@ std::string grouped(std::uint64_t value) {
 
 std::string size_text(std::optional<std::uint64_t> size) {
   if (!size) return "not published (the digest alone pins it)";
-  return fmt::format("{} ({} bytes)", ui::format_bytes(*size), grouped(*size));
+  return fmt::format("{} ({} bytes)", format_bytes(*size), grouped(*size));
 }
 
 // One progress line on a terminal (ui::ProgressLine draws nothing elsewhere).
@@ -79,7 +80,7 @@ std::string render_dry_run(const ui::Style& style, const install::Plan& plan, co
     }
     text += fmt::format("  {} {} {}  [{}]  {}\n", state_label(style, o.state), style.bold(o.component), o.version, o.id, o.reason);
     text += fmt::format("      url      {}\n      size     {}\n      sha256   {}\n      into     {}\n      license  {}\n", o.url,
-                        size_text(o.size), o.sha256, o.destination.string(), o.license);
+                        size_text(o.size), o.sha256, path_to_utf8(o.destination), o.license);
   }
   text += "Dry run: nothing was downloaded or written.\n";
   return text;
@@ -92,14 +93,14 @@ std::string render_report(const ui::Style& style, const install::Report& report)
     switch (o.state) {
       case install::State::installed:
       case install::State::repaired:
-        text += fmt::format(" -> {} ({} entries, {}; {} in {})\n", o.destination.string(), o.files, ui::format_bytes(o.bytes),
-                            o.from_cache ? "archive from the cache" : fmt::format("fetched {}", ui::format_bytes(o.bytes_transferred)),
-                            ui::format_duration(o.total_seconds));
+        text += fmt::format(" -> {} ({} entries, {}; {} in {})\n", path_to_utf8(o.destination), o.files, format_bytes(o.bytes),
+                            o.from_cache ? "archive from the cache" : fmt::format("fetched {}", format_bytes(o.bytes_transferred)),
+                            format_duration(o.total_seconds));
         if (!o.reason.empty()) text += fmt::format("    {}\n", o.reason);
         break;
       case install::State::already_installed:
       case install::State::removed:
-        text += fmt::format(" ({})\n", o.reason.empty() ? o.destination.string() : o.reason);
+        text += fmt::format(" ({})\n", o.reason.empty() ? path_to_utf8(o.destination) : o.reason);
         break;
       case install::State::skipped:
         text += fmt::format(": {}\n", o.reason);

@@ -1,8 +1,8 @@
 // zcuda report: what a bug ticket needs, redacted; `report merge` builds a compatibility matrix.
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
 

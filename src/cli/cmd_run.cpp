@@ -6,14 +6,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/explain/explain.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/run_record.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
@@ -81,7 +81,7 @@ CommandRun setup_run(CLI::App& sub) {
     auto rest = program_and_args(sub.remaining(), "run");
     if (!rest) return std::unexpected(rest.error());
     const detect::Profile detected = detect_unless_told_not_to(o->launch);
-    launch::LaunchOptions options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
+    launch::Options options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
     for (const auto& assignment : o->env) {
       auto kv = launch::parse_assignment(assignment);
       if (!kv) return std::unexpected(kv.error());
@@ -108,7 +108,7 @@ CommandRun setup_run(CLI::App& sub) {
 
     CommandOutput output;
     output.json = launch::to_json(*plan);
-    output.json["runtime"] = {{"dir", runtime->dir.string()}, {"chosen_by", runtime->chosen_by}};
+    output.json["runtime"] = {{"dir", path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
     if (o->print_env) {
       output.text = describe_env(*plan);
       return output;
@@ -146,9 +146,9 @@ CommandRun setup_run(CLI::App& sub) {
     record.seconds = ran->seconds;
     record.exit_code = ran->exit_code;
     record.signal = ran->signal;
-    record.program = plan->target.string();
+    record.program = path_to_utf8(plan->target);
     record.arg_count = options.args.size();
-    record.runtime_dir = runtime->dir.string();
+    record.runtime_dir = path_to_utf8(runtime->dir);
     record.runtime_chosen_by = runtime->chosen_by;
     record.runtime_version = runtime->version;
     record.zcuda_version = std::string(version());

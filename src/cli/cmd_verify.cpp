@@ -9,8 +9,9 @@
 #include <zcuda/bench/record.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
+#include <zcuda/launch/probe_location.hpp>
 #include <zcuda/ui/table.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 #include <zcuda/verify/ladder.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -79,7 +80,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
     for (const auto& l : c.libraries) {
       const auto& file = l.real_path.empty() ? l.path : l.real_path;
       if (!seen.insert(file).second) continue;
-      libs.add_row({l.requested, file, l.size ? ui::format_bytes(*l.size) : "?", l.sha256.empty() ? "(unreadable)" : l.sha256.substr(0, 16) + "…"});
+      libs.add_row({l.requested, file, l.size ? format_bytes(*l.size) : "?", l.sha256.empty() ? "(unreadable)" : l.sha256.substr(0, 16) + "…"});
     }
   }
   if (!libs.empty()) text += "\n" + style.bold("Libraries loaded") + "\n" + libs.render();
@@ -107,7 +108,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   }
   if (!summary.statuses.empty()) text += fmt::format(" ({})", tally(summary.statuses));
   if (!summary.others.empty()) text += fmt::format("; other checks: {}", tally(summary.others));
-  text += fmt::format(", in {}.\n", ui::format_duration(report.seconds));
+  text += fmt::format(", in {}.\n", format_duration(report.seconds));
   const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
   text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";
   if (saved) text += style.dim("Saved to " + saved->string()) + "\n";
@@ -138,7 +139,7 @@ CommandRun setup_verify(CLI::App& sub) {
     if (const auto quarantined = launch::quarantined_files(context.home); !quarantined.empty() && !context.options.quiet) {
       context.notices.print(ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     }
-    auto probe = verify::find_probe();
+    auto probe = launch::find_probe();
     if (!probe) return std::unexpected(probe.error());
     verify::Options options;
     options.checks = args->checks;

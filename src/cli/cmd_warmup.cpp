@@ -1,11 +1,11 @@
 // zcuda warmup: compile a program's CUDA kernels into ZLUDA's cache ahead of its first run.
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/interrupt.hpp>
-#include <zcuda/platform/utf8.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/units.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 #include "command.hpp"
@@ -50,7 +50,7 @@ CommandRun setup_warmup(CLI::App& sub) {
     }
 
     // zluda_precompile gets the environment `run` gives a program (HIP's folders on the search path).
-    launch::LaunchOptions launch_options;
+    launch::Options launch_options;
     launch_options.program = *tool;
     launch_options.runtime = *runtime;
     launch_options.hip_path = o->hip_path;
@@ -66,10 +66,10 @@ CommandRun setup_warmup(CLI::App& sub) {
     progress.finished = [&](std::size_t i, std::size_t total, const warmup::FileResult& r) {
       if (!show) return;
       if (r.ok) {
-        context.notices.print(ui::NoticeKind::notice, fmt::format("[{}/{}] done in {}", i + 1, total, ui::format_duration(r.seconds)));
+        context.notices.print(ui::NoticeKind::notice, fmt::format("[{}/{}] done in {}", i + 1, total, zcuda::format_duration(r.seconds)));
       } else {
         context.notices.print(ui::NoticeKind::warning, fmt::format("[{}/{}] {} failed after {}: zluda_precompile ended with {}", i + 1, total,
-                                                                    r.file.filename(), ui::format_duration(r.seconds), r.ended));
+                                                                    r.file.filename(), zcuda::format_duration(r.seconds), r.ended));
       }
     };
     auto results = warmup::precompile(*tool, scan.binaries, plan->environment, progress, &platform::interrupt_flag());
@@ -78,8 +78,8 @@ CommandRun setup_warmup(CLI::App& sub) {
     CommandOutput output;
     double seconds = 0;
     std::size_t failed = 0;
-    output.json["runtime"] = {{"dir", platform::path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
-    output.json["tool"] = platform::path_to_utf8(*tool);
+    output.json["runtime"] = {{"dir", zcuda::path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
+    output.json["tool"] = zcuda::path_to_utf8(*tool);
     output.json["files"] = nlohmann::json::array();
     for (const auto& r : *results) {
       seconds += r.seconds;
@@ -88,7 +88,7 @@ CommandRun setup_warmup(CLI::App& sub) {
     }
     output.json["seconds"] = seconds;
     output.json["failed"] = failed;
-    output.text = fmt::format("Warmed up {} of {} file(s) in {}.\n", results->size() - failed, results->size(), ui::format_duration(seconds));
+    output.text = fmt::format("Warmed up {} of {} file(s) in {}.\n", results->size() - failed, results->size(), zcuda::format_duration(seconds));
     for (const auto& r : *results) {
       if (r.ok) continue;
       output.text += fmt::format("  failed: {} ({})\n", r.file, r.ended);

@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/ui/notice.hpp>
 #include <zcuda/ui/style.hpp>
 
@@ -29,7 +29,7 @@ struct GlobalOptions {
 
 struct Context {
   GlobalOptions options;
-  app::Home home;
+  home::Home home;
   bool home_usable = false;  // false when its folders could not be created
   ui::Style style = ui::Style::plain();  // for the command's output on stdout
   ui::Notices notices;                   // zcuda's messages on stderr, in stderr's own colour
@@ -63,18 +63,18 @@ Status require_home(const Context& context);
 inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::filesystem::path& target,
                                     const std::string& description) {
   return app.add_option_function<std::string>(
-      name, [&target](const std::string& text) { target = platform::path_from_utf8(text); }, description);
+      name, [&target](const std::string& text) { target = path_from_utf8(text); }, description);
 }
 inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::optional<std::filesystem::path>& target,
                                     const std::string& description) {
   return app.add_option_function<std::string>(
-      name, [&target](const std::string& text) { target = platform::path_from_utf8(text); }, description);
+      name, [&target](const std::string& text) { target = path_from_utf8(text); }, description);
 }
 // CLI::ExistingFile and CLI::ExistingDirectory, reading the text as UTF-8 (see add_path_option).
 inline const CLI::Validator kExistingFile(
     [](std::string& text) -> std::string {
       std::error_code ec;
-      const auto status = std::filesystem::status(platform::path_from_utf8(text), ec);
+      const auto status = std::filesystem::status(path_from_utf8(text), ec);
       if (!std::filesystem::exists(status)) return "File does not exist: " + text;
       if (std::filesystem::is_directory(status)) return "File is actually a directory: " + text;
       return {};
@@ -83,7 +83,7 @@ inline const CLI::Validator kExistingFile(
 inline const CLI::Validator kExistingDirectory(
     [](std::string& text) -> std::string {
       std::error_code ec;
-      const auto status = std::filesystem::status(platform::path_from_utf8(text), ec);
+      const auto status = std::filesystem::status(path_from_utf8(text), ec);
       if (!std::filesystem::exists(status)) return "Directory does not exist: " + text;
       if (!std::filesystem::is_directory(status)) return "Directory is actually a file: " + text;
       return {};
@@ -95,7 +95,7 @@ inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std:
   return app.add_option_function<std::vector<std::string>>(
       name,
       [&target](const std::vector<std::string>& texts) {
-        for (const auto& text : texts) target.push_back(platform::path_from_utf8(text));
+        for (const auto& text : texts) target.push_back(path_from_utf8(text));
       },
       description);
 }

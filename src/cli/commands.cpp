@@ -1,4 +1,5 @@
 #include "command.hpp"
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::cli {
 
@@ -34,7 +35,7 @@ const std::vector<CommandSpec>& commands() {
 
 Status require_home(const Context& context) {
   if (context.home_usable) return {};
-  return fail(ErrorKind::io, "The zcuda home folder " + context.home.root.string() + " could not be created",
+  return fail(ErrorKind::io, "The zcuda home folder " + path_to_utf8(context.home.root) + " could not be created",
               "Pass --home DIR or set ZCUDA_HOME to a folder you can write.");
 }
 

@@ -16,10 +16,10 @@ Status apply_inline_globals(const InlineGlobals& g, Context& context) {
   if (g.json) context.options.json = true;
   if (g.quiet) context.options.quiet = true;
   if (g.home) {
-    auto home = app::resolve_home(g.home);
+    auto home = home::resolve_home(g.home);
     if (!home) return std::unexpected(home.error());
     context.home = *home;
-    context.home_usable = app::create_home_folders(context.home).has_value();
+    context.home_usable = home::create_home_folders(context.home).has_value();
   }
   return {};
 }
@@ -42,10 +42,10 @@ detect::Profile detect_unless_told_not_to(const LaunchFlags& flags, bool names) 
   return flags.no_detect ? detect::Profile{} : launch::detect_for_launch(names);
 }
 
-launch::LaunchOptions launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args,
+launch::Options launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args,
                                      const detect::Profile& detected) {
-  launch::LaunchOptions options;
-  options.program = platform::path_from_utf8(program);
+  launch::Options options;
+  options.program = path_from_utf8(program);
   options.args = std::move(args);
   options.hip_path = f.hip_path;
   options.libtorch = f.libtorch;

@@ -8,10 +8,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/app/logging.hpp>
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
+#include <zcuda/logbook/logbook.hpp>
+#include <zcuda/base/error_json.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/terminal.hpp>
 #include <zcuda/ui/notice.hpp>
@@ -22,11 +23,11 @@ namespace {
 
 using namespace zcuda;
 
-app::Verbosity verbosity_of(const cli::GlobalOptions& options) {
-  if (options.quiet) return app::Verbosity::quiet;
-  if (options.verbose >= 2) return app::Verbosity::debug;
-  if (options.verbose == 1) return app::Verbosity::verbose;
-  return app::Verbosity::normal;
+logbook::Verbosity verbosity_of(const cli::GlobalOptions& options) {
+  if (options.quiet) return logbook::Verbosity::quiet;
+  if (options.verbose >= 2) return logbook::Verbosity::debug;
+  if (options.verbose == 1) return logbook::Verbosity::verbose;
+  return logbook::Verbosity::normal;
 }
 
 ui::ColorMode color_mode(const std::string& value) {
@@ -42,12 +43,7 @@ void print_error(const cli::Context& context, const char* command, const Error& 
     nlohmann::json out = {{"schema", cli::kJsonSchema},
                           {"command", command != nullptr ? nlohmann::json(command) : nlohmann::json(nullptr)},
                           {"ok", false},
-                          {"error",
-                           {{"kind", to_string(error.kind)},
-                            {"exit_code", exit_code(error.kind)},
-                            {"message", error.message},
-                            {"hint", error.hint},
-                            {"notes", error.notes}}}};
+                          {"error", error}};
     std::fputs((json_text(out) + "\n").c_str(), stdout);
     return;
   }
@@ -157,7 +153,7 @@ int main(int argc, char** argv) {
   context.style = ui::Style::for_stream(stdout, color_mode(options.color));
   context.notices = ui::Notices::for_stderr(color_mode(options.color));
   const auto verbosity = verbosity_of(options);
-  app::init_console_logging(verbosity);
+  logbook::init_console_logging(verbosity);
 
   const Registered* chosen = nullptr;
   for (const auto& r : registered) {
@@ -165,15 +161,15 @@ int main(int argc, char** argv) {
   }
   if (chosen == nullptr) return exit_code(ErrorKind::usage);
 
-  auto home = app::resolve_home(options.home);
+  auto home = home::resolve_home(options.home);
   if (!home) {
     print_error(context, chosen->name, home.error());
     return exit_code(home.error().kind);
   }
   context.home = *home;
-  if (auto created = app::create_home_folders(context.home); created) {
+  if (auto created = home::create_home_folders(context.home); created) {
     context.home_usable = true;
-    if (auto log = app::init_logging(context.home.logs, verbosity); !log) {
+    if (auto log = logbook::init_logging(context.home.logs, verbosity); !log) {
       spdlog::warn("{}", log.error().message);
     }
   } else {
@@ -182,7 +178,7 @@ int main(int argc, char** argv) {
 
   std::string command_line;
   for (const auto& a : arguments) command_line += (command_line.empty() ? "" : " ") + a;
-  spdlog::debug("zcuda {} ({}); home {} (chosen by {})", version(), build_info(), context.home.root, context.home.chosen_by);
+  spdlog::debug("zcuda {} ({}); home {} (chosen by {})", version(), build_info(), context.home.root, home::to_string(context.home.chosen_by));
   spdlog::debug("command line: {}", command_line);
 
   const auto started = std::chrono::steady_clock::now();

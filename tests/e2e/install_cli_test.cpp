@@ -7,9 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/run_command.hpp"
@@ -79,7 +80,7 @@ struct Scene {
     std::vector<Spec> entries = {test::dir("zluda/"), test::file("README", "outside the root")};
     for (const auto& [name, content] : expected_files()) entries.push_back(test::file("zluda/" + name, content));
     write_archive(archive, ArchiveType::zip, entries);
-    sha256 = fetch::sha256_file(archive).value();
+    sha256 = sha256_file(archive).value();
     size = fs::file_size(archive);
     write_manifest(test::file_url(archive));
   }

@@ -2,10 +2,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/verify/verify.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -40,7 +41,7 @@ void plant_files(const TempDir& home) {
   check.stack = "zluda";
   check.device = "X [ZLUDA]";
   result.checks = {check};
-  app::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
+  home::Home layout{home.path(), home / "cache", home / "state", home / "logs", home::ChosenBy::flag};
   ASSERT_TRUE(verify::save(result, layout));
   write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }
@@ -107,7 +108,7 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   TempDir dir;
   write_archive(dir / "z.zip", ArchiveType::zip,
                 {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "NVCUDA-TEST"), test::file("zluda/zluda.exe", "LAUNCHER")});
-  auto digest = fetch::sha256_file(dir / "z.zip");
+  auto digest = sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
   nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
                           {"url", test::file_url(dir / "z.zip")}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},

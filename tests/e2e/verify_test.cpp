@@ -37,7 +37,7 @@ const char* kCudnn = "libcudnn.so.9";
 // A runtime folder holding `library` under the name applications load.
 void make_runtime(const std::filesystem::path& dir, const std::string& library) {
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(platform::path_from_utf8(library), dir / kDriver);
+  std::filesystem::copy_file(path_from_utf8(library), dir / kDriver);
 }
 
 json check(const json& out, const std::string& name) {
@@ -97,7 +97,7 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
   const auto blas = check(out, "cublas.sgemm")["libraries"];
   if (!blas.empty()) {
     EXPECT_EQ(blas[0]["role"], "cublas");
-    EXPECT_TRUE(std::filesystem::exists(platform::path_from_utf8(blas[0]["real_path"].get<std::string>())));
+    EXPECT_TRUE(std::filesystem::exists(path_from_utf8(blas[0]["real_path"].get<std::string>())));
     EXPECT_EQ(blas[0]["sha256"].get<std::string>().size(), 64u);
     EXPECT_GT(blas[0]["size"].get<std::uint64_t>(), 0u);
   }
@@ -196,7 +196,7 @@ TEST(Verify, HangInCuInitTimesOutAndTheTreeIsKilled) {
 std::filesystem::path fake_runtime(const TempDir& dir, const char* cudnn) {
   const auto runtime = dir / "runtime";
   make_runtime(runtime, FAKE_CUDA_DRIVER);
-  std::filesystem::copy_file(platform::path_from_utf8(cudnn), runtime / kCudnn);
+  std::filesystem::copy_file(path_from_utf8(cudnn), runtime / kCudnn);
   return runtime;
 }
 
@@ -333,7 +333,7 @@ TEST(Verify, ZludasCudaCheckIsRunAndLabelledLoadOnly) {
   TempDir dir;
   make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
   // A stand-in for ZLUDA's cuda_check: prints its kind of lines, and sees the runtime folder first.
-  const auto fake = platform::path_from_utf8(FAKE_CUDA_CHECK);
+  const auto fake = path_from_utf8(FAKE_CUDA_CHECK);
   std::filesystem::copy_file(fake, dir / "runtime" / ("cuda_check" + fake.extension().string()));
   auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
                       "--check", "nvml.init"});

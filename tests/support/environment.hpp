@@ -6,14 +6,14 @@
 #include <string>
 
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::test {
 
 inline void set_env(const std::string& name, const std::optional<std::string>& value) {
 #ifdef _WIN32
   // An empty value removes the variable (as unsetenv does); path_from_utf8 serves to widen the text.
-  _wputenv_s(platform::path_from_utf8(name).c_str(), value ? platform::path_from_utf8(*value).c_str() : L"");
+  _wputenv_s(path_from_utf8(name).c_str(), value ? path_from_utf8(*value).c_str() : L"");
 #else
   if (value) {
     setenv(name.c_str(), value->c_str(), 1);

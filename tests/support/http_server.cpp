@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <zcuda/base/ascii.hpp>
 
 namespace zcuda::test {
 
@@ -46,11 +47,6 @@ void close_socket(std::intptr_t s) { ::close(static_cast<native_socket>(s)); }
 #endif
 native_socket native(std::intptr_t s) { return static_cast<native_socket>(s); }
 void shutdown_socket(std::intptr_t s) { ::shutdown(native(s), kShutdownBoth); }
-
-std::string lower(std::string text) {
-  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::string trim(const std::string& text) {
   auto begin = text.find_first_not_of(" \t\r\n");
@@ -306,7 +302,7 @@ void HttpServer::handle(Socket fd) {
       if (end == std::string::npos || end == pos) break;
       std::string header = head.substr(pos, end - pos);
       auto colon = header.find(':');
-      if (colon != std::string::npos) request.headers[lower(trim(header.substr(0, colon)))] = trim(header.substr(colon + 1));
+      if (colon != std::string::npos) request.headers[zcuda::ascii_lower(trim(header.substr(0, colon)))] = trim(header.substr(colon + 1));
       pos = end + 2;
     }
   }

@@ -29,6 +29,9 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
 // Runs the zcuda binary built with the tests. NO_COLOR is set unless the test overrides it.
 CommandResult run_zcuda(const std::vector<std::string>& args, CommandOptions options = {});
 
+// Waits until `file` exists (a child's "touch READY" signal); false after `seconds`.
+bool wait_for_file(const std::filesystem::path& file, double seconds = 30);
+
 // SIGKILL's number, for BackgroundProcess::kill (Windows has no signals; see there).
 inline constexpr int kKillSignal = 9;
 
@@ -63,8 +66,10 @@ class BackgroundProcess {
   // What it wrote to the files of BackgroundOptions so far.
   std::string out() const;
   std::string err() const;
-  // Waits until its stderr holds `text`; false after `seconds`.
+  // Waits until its stderr / stdout holds `text`; false after `seconds`. A program's own words
+  // that it is ready, instead of a sleep that guesses when it will be.
   bool wait_for_err(const std::string& text, double seconds = 30) const;
+  bool wait_for_out(const std::string& text, double seconds = 30) const;
 
  private:
   BackgroundOptions options_;

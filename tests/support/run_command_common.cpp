@@ -17,13 +17,29 @@ CommandResult run_zcuda(const std::vector<std::string>& args, CommandOptions opt
 std::string BackgroundProcess::out() const { return options_.out ? read_file(*options_.out) : std::string(); }
 std::string BackgroundProcess::err() const { return options_.err ? read_file(*options_.err) : std::string(); }
 
-bool BackgroundProcess::wait_for_err(const std::string& text, double seconds) const {
+namespace {
+// Polls `ready` every 10 ms until it holds or `seconds` pass.
+template <class Ready>
+bool poll_until(Ready ready, double seconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < until) {
-    if (err().find(text) != std::string::npos) return true;
+    if (ready()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return false;
+  return ready();
+}
+}  // namespace
+
+bool BackgroundProcess::wait_for_err(const std::string& text, double seconds) const {
+  return poll_until([&] { return err().find(text) != std::string::npos; }, seconds);
+}
+
+bool BackgroundProcess::wait_for_out(const std::string& text, double seconds) const {
+  return poll_until([&] { return out().find(text) != std::string::npos; }, seconds);
+}
+
+bool wait_for_file(const std::filesystem::path& file, double seconds) {
+  return poll_until([&] { return std::filesystem::exists(file); }, seconds);
 }
 
 }  // namespace zcuda::test

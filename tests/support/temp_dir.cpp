@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::test {
 
@@ -16,7 +16,7 @@ TempDir::TempDir() {
   for (int attempt = 0; attempt < 100; ++attempt) {
     // A space and a non-ASCII letter in every test folder: each test also proves that zcuda
     // handles such paths (C:\Users\José\AppData\Local\Temp on Windows, say).
-    fs::path candidate = fs::temp_directory_path() / platform::path_from_utf8("zcuda tést-" + std::to_string(rd()));
+    fs::path candidate = fs::temp_directory_path() / path_from_utf8("zcuda tést-" + std::to_string(rd()));
     if (fs::create_directory(candidate)) {
       path_ = candidate;
       return;
@@ -38,7 +38,7 @@ void write_file(const fs::path& path, std::string_view content) {
   if (path.has_parent_path()) fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (!out) throw std::runtime_error("could not write " + platform::path_to_utf8(path));
+  if (!out) throw std::runtime_error("could not write " + path_to_utf8(path));
 }
 
 std::string read_file(const fs::path& path) {

@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::test {
 
 // With native separators (CMake writes forward slashes), as the paths zcuda reports have them.
-inline std::filesystem::path test_child() { return platform::path_from_utf8(ZCUDA_TEST_CHILD).make_preferred(); }
+inline std::filesystem::path test_child() { return path_from_utf8(ZCUDA_TEST_CHILD).make_preferred(); }
 
 // "arg:<hex bytes>\n" per argument, as `zcuda-test-child argdump ARGS...` writes them.
 inline std::string argdump_output(const std::vector<std::string>& args) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::archive {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/app/home.hpp>
+#include <zcuda/home/home.hpp>
 #include <zcuda/bench/metric.hpp>
 #include <zcuda/bench/record.hpp>
 #include <zcuda/bench/stats.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/process.hpp>
@@ -28,10 +28,10 @@ struct VariantSpec {
   std::map<std::string, std::string> env;     // --a-env / --b-env
 };
 
-struct BenchOptions {
+struct Options {
   // Program, arguments and the settings run shares (HIP root, gfx, device, ZLUDA_CC, --direct);
   // the runtime and overrides are set per variant.
-  launch::LaunchOptions launch;
+  launch::Options launch;
   bool no_stage = false;
   std::array<VariantSpec, 2> variants;
   int runs = 2;                               // per variant
@@ -57,7 +57,7 @@ class Observer {
 
 // Runs the whole bench and returns its record (not yet written). Errors only when nothing could
 // be run at all (program or runtime not found, staging refused); a failing run is a result.
-Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home, const detect::Profile& detected,
+Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected,
                               const platform::Environment& base, Observer& observer);
 
 // What a maintainer needs to know of the machine, from detection.

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
+#include <zcuda/home/home.hpp>
 #include <zcuda/bench/stats.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::bench {
 
@@ -120,17 +120,17 @@ nlohmann::json to_json(const BenchRecord& record);
 Result<BenchRecord> bench_record_from_json(const nlohmann::json& json);
 
 // Writes <home.state>/bench/<time>-<n>.json; returns its path.
-Result<std::filesystem::path> write_bench_record(const app::Home& home, const BenchRecord& record);
+Result<std::filesystem::path> write_bench_record(const home::Home& home, const BenchRecord& record);
 
 struct StoredBench {
   std::filesystem::path file;
   BenchRecord record;
 };
 // The newest `limit` readable records, newest first; unreadable files are skipped.
-std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t limit);
+std::vector<StoredBench> read_bench_records(const home::Home& home, std::size_t limit);
 
 // Whether any of the newest records under home is application-verified (the evidence ladder's
 // top level).
-bool any_output_verified(const app::Home& home);
+bool any_output_verified(const home::Home& home);
 
 }  // namespace zcuda::bench

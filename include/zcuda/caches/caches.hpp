@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/known_folders.hpp>
 
 namespace zcuda::caches {

@@ -2,8 +2,8 @@
 #include <filesystem>
 #include <optional>
 
+#include <zcuda/base/error.hpp>
 #include <zcuda/caches/caches.hpp>
-#include <zcuda/core/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/process.hpp>
 

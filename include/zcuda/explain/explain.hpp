@@ -11,8 +11,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 
 namespace zcuda::explain {
@@ -61,7 +61,7 @@ struct MachineFacts {
 
 // This machine's facts: detection as a launch uses it (file probes only), the installed runtime's
 // quarantined files and the user folder.
-MachineFacts gather_machine_facts(const app::Home& home);
+MachineFacts gather_machine_facts(const home::Home& home);
 // The same from what a caller already has (run: its launch's detection, its runtime's check).
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined);
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::fetch {
 
@@ -78,8 +78,5 @@ class Cache {
 // Errors: ErrorKind::integrity (digest or size differ), ErrorKind::incomplete (the transfer ended
 // early), ErrorKind::network (every source failed), ErrorKind::io (disk), ErrorKind::interrupted.
 Result<Fetched> fetch(const Request& request, const Cache& cache, const Options& options);
-
-// SHA-256 of a file as lowercase hex (OpenSSL EVP, streamed).
-Result<std::string> sha256_file(const std::filesystem::path& file);
 
 }  // namespace zcuda::fetch

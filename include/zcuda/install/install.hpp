@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/manifest/manifest.hpp>
 #include <zcuda/platform/os.hpp>
@@ -42,7 +42,7 @@ struct Plan {
 
 // Chooses what to install. Fails with ErrorKind::unsupported when the manifest pins nothing for
 // the OS (the hint says how to provide a manifest), ErrorKind::usage for an unknown --only name.
-Result<Plan> make_plan(const manifest::Manifest& manifest, const Selection& selection, const app::Home& home);
+Result<Plan> make_plan(const manifest::Manifest& manifest, const Selection& selection, const home::Home& home);
 
 enum class State { planned, installed, already_installed, repaired, skipped, failed, removed };
 std::string_view to_string(State state);
@@ -87,11 +87,11 @@ struct Report {
 
 // Installs the selected items of `plan` (or, with dry_run, reports what would happen). Failing
 // artifacts are reported in their outcome and the others still run; an interruption stops all.
-Result<Report> run(const Plan& plan, const app::Home& home, const Options& options);
+Result<Report> run(const Plan& plan, const home::Home& home, const Options& options);
 
 // Uninstalls by artifact id (that version) or component name (every installed version), guided
 // by the receipts. ErrorKind::not_found when nothing installed matches.
-Result<Report> remove(const std::string& id_or_component, const app::Home& home, const Options& options);
+Result<Report> remove(const std::string& id_or_component, const home::Home& home, const Options& options);
 
 nlohmann::json to_json(const Outcome& outcome);
 

@@ -2,7 +2,7 @@
 // The receipt of an installed version: the manifest entry it came from and every entry written,
 // with size and SHA-256. Re-runs compare it with the manifest and the disk instead of fetching;
 // `zcuda report` reads it to check an install. Its one JSON form is to_json/from_json here
-// (zcuda/core/record.hpp says why).
+// (zcuda/base/record.hpp says why).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
+#include <zcuda/home/home.hpp>
 #include <zcuda/archive/archive.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/manifest/manifest.hpp>
 
 namespace zcuda::install {
@@ -40,7 +40,7 @@ void from_json(const nlohmann::json& in, Receipt& receipt);  // also refuses pat
 // not installed and installed again).
 std::optional<Receipt> read_receipt(const std::filesystem::path& file);
 // The receipt of an installed version under home (installs/<component>/<version>.receipt.json).
-std::optional<Receipt> read_receipt(const app::Home& home, const std::string& component, const std::string& version);
+std::optional<Receipt> read_receipt(const home::Home& home, const std::string& component, const std::string& version);
 Status write_receipt(const std::filesystem::path& file, const Receipt& receipt);
 
 // True when the receipt records the same bytes installed the same way as `artifact` pins.
@@ -57,8 +57,8 @@ std::uint64_t total_bytes(const Receipt& receipt);
 // is still there: what an antivirus quarantine leaves (docs/install.md). Stat only.
 std::vector<std::string> quarantine_suspects(const Receipt& receipt, const std::filesystem::path& dir);
 // The same for the installed version of `component` under home; empty without a receipt.
-std::vector<std::string> quarantine_suspects(const app::Home& home, const std::string& component, const std::string& version);
+std::vector<std::string> quarantine_suspects(const home::Home& home, const std::string& component, const std::string& version);
 // The same for the version the component's `current` pointer names.
-std::vector<std::string> quarantine_suspects_of_current(const app::Home& home, const std::string& component);
+std::vector<std::string> quarantine_suspects_of_current(const home::Home& home, const std::string& component);
 
 }  // namespace zcuda::install

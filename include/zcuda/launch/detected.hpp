@@ -24,6 +24,6 @@ DetectedSettings settings_from_profile(const detect::Profile& profile);
 detect::Profile detect_for_launch(bool names = false);
 
 // Fills what the user did not set (--device, --gfx, --hip-path) from detection.
-void apply_detected(LaunchOptions& options, const DetectedSettings& detected);
+void apply_detected(Options& options, const DetectedSettings& detected);
 
 }  // namespace zcuda::launch

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
@@ -20,7 +20,7 @@ namespace zcuda::launch {
 // The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
 inline constexpr const char* kDefaultZludaCc = "8.6";
 
-struct LaunchOptions {
+struct Options {
   std::filesystem::path program;                 // as the user gave it
   std::vector<std::string> args;                 // passed exactly
   RuntimeLocation runtime;
@@ -68,11 +68,11 @@ Result<std::pair<std::string, std::string>> parse_assignment(std::string_view te
 Result<std::filesystem::path> resolve_program(const std::filesystem::path& program, const platform::Environment& env,
                                               platform::Os os);
 
-Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base);
+Result<LaunchPlan> prepare_launch(const Options& options, const platform::Environment& base);
 
 // A launch without ZLUDA (bench's `native`): the program itself, with the environment as given
 // plus the overrides; options.runtime is not used.
-Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base);
+Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base);
 
 nlohmann::json to_json(const LaunchPlan& plan);
 

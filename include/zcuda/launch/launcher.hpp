@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 
@@ -64,6 +64,6 @@ Result<std::optional<LauncherJoin>> launcher_join_for_runtime(const std::filesys
 // For a launch that goes through zluda.exe (Windows, not --direct, the runtime has one): sets
 // options.launcher_join from the record or by learning with the zcuda-probe beside zcuda. Does
 // nothing otherwise. `state_dir`: where records are kept (none: learned, not kept).
-Status learn_launcher_join(LaunchOptions& options, const std::optional<std::filesystem::path>& state_dir);
+Status learn_launcher_join(Options& options, const std::optional<std::filesystem::path>& state_dir);
 
 }  // namespace zcuda::launch

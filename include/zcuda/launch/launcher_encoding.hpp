@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::launch {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::launch {
 
@@ -17,10 +17,10 @@ struct RuntimeLocation {
 
 // The installed runtime is <home.root>/installs/zluda/<version>/, where `current` (a small
 // text file next to those folders) names the version in use.
-Result<RuntimeLocation> locate_runtime(const std::optional<std::filesystem::path>& flag, const app::Home& home);
+Result<RuntimeLocation> locate_runtime(const std::optional<std::filesystem::path>& flag, const home::Home& home);
 
 // A runtime named on bench's command line: "native" (no ZLUDA: nullopt), an installed version
 // ("v6-preview.69", looked up under home first), or a folder. No spec: what `zcuda run` would use.
-Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const app::Home& home);
+Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const home::Home& home);
 
 }  // namespace zcuda::launch

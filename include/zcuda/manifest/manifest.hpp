@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::manifest {
 

@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <string>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform {
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::platform {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::platform::windows {
 

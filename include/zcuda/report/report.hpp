@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/report/redact.hpp>
 
@@ -17,7 +17,7 @@ namespace zcuda::report {
 inline constexpr int kReportSchema = 1;
 
 struct CollectOptions {
-  app::Home home;
+  home::Home home;
   platform::Environment environment;
   bool redact = true;
   bool hash_installed_files = true;   // re-hash installed files against their receipts

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/os.hpp>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/stage.hpp>

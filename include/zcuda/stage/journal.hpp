@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::stage {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/catalogue.hpp>
 

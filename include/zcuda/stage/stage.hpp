@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/stage/plan.hpp>
 
 namespace zcuda::stage {

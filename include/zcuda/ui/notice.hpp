@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/ui/style.hpp>
 
 namespace zcuda::ui {

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
+#include <zcuda/home/home.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/platform/process.hpp>
 
@@ -55,10 +55,7 @@ struct Runtime {
 // `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
 // names its version folder) when there is one, else the system's CUDA.
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
-                                const app::Home& home);
-
-// zcuda-probe: the file beside the running zcuda (a test build's hook may name another).
-Result<std::filesystem::path> find_probe();
+                                const home::Home& home);
 
 struct LibraryFile {
   std::string role;        // "driver", "cublas", ...
@@ -161,7 +158,7 @@ struct Summary {
 Summary summarize(const Report& report);
 
 // The results' one JSON form: what --json prints and what is saved, read back by `zcuda report`
-// (zcuda/core/record.hpp). stack, device and summary are written for readers and derived again
+// (zcuda/base/record.hpp). stack, device and summary are written for readers and derived again
 // when read.
 void to_json(nlohmann::json& out, const Report& report);
 void from_json(const nlohmann::json& in, Report& report);
@@ -171,9 +168,9 @@ void from_json(const nlohmann::json& in, Report& report);
 Result<Report> run(const Options& options);
 
 // Writes <state>/verify/last.json and a timestamped copy; returns the copy's path.
-Result<std::filesystem::path> save(const Report& report, const app::Home& home);
+Result<std::filesystem::path> save(const Report& report, const home::Home& home);
 // The last saved results; nothing when verify has not been run; ErrorKind::invalid_input when
 // the file is not verify results.
-Result<std::optional<Report>> load_last(const app::Home& home);
+Result<std::optional<Report>> load_last(const home::Home& home);
 
 }  // namespace zcuda::verify

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/caches/caches.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/process.hpp>
 

@@ -12,12 +12,13 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/fetch/sha256.hpp>
+#include <zcuda/archive/native_names.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "entry_rules.hpp"
 #include "zip_directory.hpp"
@@ -68,16 +69,11 @@ Result<Reader> open_reader(const fs::path& file, Format format) {
     archive_read_support_filter_gzip(reader.get());
     archive_read_support_format_tar(reader.get());
   }
-#ifdef _WIN32
-  // The wide-character entry point: narrow names go through the ANSI code page on Windows.
-  int rc = archive_read_open_filename_w(reader.get(), file.c_str(), kReadBlock);
-#else
-  int rc = archive_read_open_filename(reader.get(), file.c_str(), kReadBlock);
-#endif
+  int rc = libarchive_names::open_read(reader.get(), file.c_str(), kReadBlock);
   if (rc != ARCHIVE_OK) {
     int err = archive_errno(reader.get());
     if (err == ENOENT || err == EACCES || err == EISDIR) {
-      return std::unexpected(platform::io_error("open", file, std::error_code(err, std::generic_category())));
+      return std::unexpected(io_error("open", file, std::error_code(err, std::generic_category())));
     }
     Error e{ErrorKind::invalid_input, fmt::format("{} is not a {} archive: {}", file.filename(), describe(format),
                                                   archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
@@ -92,12 +88,11 @@ Result<Reader> open_reader(const fs::path& file, Format format) {
 // locale, which cannot hold non-ASCII names (a home folder like /home/josé).
 enum class Name { path, hardlink_target };
 void set_destination(struct archive_entry* entry, Name which, const fs::path& target) {
-  const bool link = which == Name::hardlink_target;
-#ifdef _WIN32
-  (link ? archive_entry_copy_hardlink_w : archive_entry_copy_pathname_w)(entry, target.c_str());
-#else
-  (link ? archive_entry_copy_hardlink : archive_entry_copy_pathname)(entry, target.c_str());
-#endif
+  if (which == Name::hardlink_target) {
+    libarchive_names::set_hardlink(entry, target.c_str());
+  } else {
+    libarchive_names::set_pathname(entry, target.c_str());
+  }
 }
 
 const char* entry_name(struct archive_entry* entry) {
@@ -201,14 +196,14 @@ Status check_space(const fs::path& destination, const Scan& scan) {
   const std::uint64_t needed = scan.installed_bytes + scan.installed_entries * 4096u;
   if (info.available >= needed) return {};
   Error e{ErrorKind::io, fmt::format("Not enough free space to extract into {}: {} needed, {} available", destination.parent_path(),
-                                     ui::format_bytes(needed), ui::format_bytes(info.available)),
+                                     format_bytes(needed), format_bytes(info.available)),
           "Free some space (or choose another folder with --home) and run the command again; nothing was written.", {}};
   return std::unexpected(std::move(e));
 }
 
 Error write_failed(struct archive* writer, const fs::path& path) {
   int err = archive_errno(writer);
-  Error e = platform::io_error("write", path, std::error_code(err ? err : EIO, std::generic_category()));
+  Error e = io_error("write", path, std::error_code(err ? err : EIO, std::generic_category()));
   if (const char* why = archive_error_string(writer)) e.notes.push_back(fmt::format("libarchive: {}", why));
   return e;
 }
@@ -263,7 +258,7 @@ class Extraction {
                      Extracted& out, std::vector<WrittenEntry>& links, std::vector<char>& zeros) {
     WrittenEntry written;
     written.path = inside;
-    const fs::path target = destination_ / platform::path_from_utf8(inside);
+    const fs::path target = destination_ / zcuda::path_from_utf8(inside);
     // Absolute destination names: the checks refused absolute entries, which is why
     // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS stays off (it would refuse these rewritten ones).
     set_destination(entry, Name::path, target);
@@ -274,7 +269,7 @@ class Extraction {
     if (hardlink_raw != nullptr) {
       auto link = detail::check_name(hardlink_raw);
       hardlink = detail::relative_to_root(link.normalized, options_.root).value_or(link.normalized);
-      const fs::path link_target = destination_ / platform::path_from_utf8(*hardlink);
+      const fs::path link_target = destination_ / zcuda::path_from_utf8(*hardlink);
       set_destination(entry, Name::hardlink_target, link_target);
     }
     const auto type = archive_entry_filetype(entry);
@@ -359,7 +354,7 @@ class Extraction {
       std::string at = link.path;
       const WrittenEntry* file = nullptr;
       for (int hops = 0; hops < 40 && file == nullptr; ++hops) {
-        const fs::path next = (platform::path_from_utf8(at).parent_path() / platform::path_from_utf8(link_of.at(at))).lexically_normal();
+        const fs::path next = (path_from_utf8(at).parent_path() / path_from_utf8(link_of.at(at))).lexically_normal();
         const std::u8string generic = next.generic_u8string();
         at.assign(generic.begin(), generic.end());
         for (const auto& e : out.entries) {
@@ -373,11 +368,11 @@ class Extraction {
                                 link.link_target),
                     "Install this archive on Linux, or use one made for Windows.");
       }
-      const fs::path source = destination_ / platform::path_from_utf8(file->path);
-      const fs::path target = destination_ / platform::path_from_utf8(link.path);
+      const fs::path source = destination_ / path_from_utf8(file->path);
+      const fs::path target = destination_ / path_from_utf8(link.path);
       std::error_code ec;
       fs::copy_file(source, target, ec);
-      if (ec) return std::unexpected(platform::io_error("copy", source, ec).with_note(fmt::format("target: {}", target)));
+      if (ec) return std::unexpected(io_error("copy", source, ec).with_note(fmt::format("target: {}", target)));
       link.type = WrittenEntry::Type::file;
       link.size = file->size;
       link.sha256 = file->sha256;
@@ -391,7 +386,7 @@ class Extraction {
   const fs::path& file_;
   const fs::path& destination_;
   const ExtractOptions& options_;
-  fetch::Sha256 digest_;
+  Sha256 digest_;
 };
 
 }  // namespace
@@ -411,7 +406,7 @@ Result<Extracted> extract(const fs::path& file, Format format, const fs::path& d
   std::error_code ec;
   if (!fs::create_directory(destination, ec)) {
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
-    return std::unexpected(platform::io_error("create folder", destination, ec));
+    return std::unexpected(io_error("create folder", destination, ec));
   }
   auto result = [&]() -> Result<Extracted> {
     auto reader = open_reader(file, format);
@@ -459,7 +454,7 @@ Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& 
   std::error_code ec;
   if (!fs::create_directory(destination, ec)) {
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
-    return std::unexpected(platform::io_error("create folder", destination, ec));
+    return std::unexpected(io_error("create folder", destination, ec));
   }
   StreamState state{&stream, std::vector<char>(kReadBlock), std::nullopt};
   auto result = [&]() -> Result<Extracted> {

@@ -6,16 +6,11 @@
 #include <deque>
 
 #include <fmt/format.h>
+#include <zcuda/base/ascii.hpp>
 
 namespace zcuda::archive::detail {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-  return out;
-}
 
 std::vector<std::string> split(std::string_view path) {
   std::vector<std::string> parts;
@@ -40,7 +35,7 @@ std::string join(const std::vector<std::string>& parts, std::size_t count) {
 
 // Names Windows maps to devices whatever the extension ("NUL.txt" opens NUL).
 bool is_windows_device_name(std::string_view component) {
-  std::string stem = lower(component.substr(0, component.find('.')));
+  std::string stem = ascii_lower(component.substr(0, component.find('.')));
   static const std::array<std::string_view, 4> plain = {"con", "prn", "aux", "nul"};
   if (std::find(plain.begin(), plain.end(), stem) != plain.end()) return true;
   if (stem.size() == 4 && (stem.starts_with("com") || stem.starts_with("lpt")) && std::isdigit(static_cast<unsigned char>(stem[3])) && stem[3] != '0') return true;
@@ -97,7 +92,7 @@ std::optional<std::string> relative_to_root(const std::string& path, const std::
 }
 
 std::string EntrySet::add(Record record) {
-  std::string key = lower(record.path);
+  std::string key = ascii_lower(record.path);
   if (auto it = by_key_.find(key); it != by_key_.end()) {
     return fmt::format("repeats the name of entry \"{}\" (names must be unique, ignoring case as Windows does)", records_[it->second].raw);
   }
@@ -126,7 +121,7 @@ std::optional<std::string> EntrySet::resolve_escapes(const Record& link, std::si
       continue;
     }
     position.push_back(part);
-    auto it = by_key_.find(lower(join(position, position.size())));
+    auto it = by_key_.find(ascii_lower(join(position, position.size())));
     if (it == by_key_.end() || records_[it->second].kind != Kind::symlink) continue;
     if (++expansions > 40) return fmt::format("is a link to \"{}\" that loops through other links", link.target);
     // Continue from the folder holding that link with its target in front of what is left.
@@ -144,7 +139,7 @@ std::optional<EntrySet::Refusal> EntrySet::finish(const std::optional<std::strin
     auto parts = split(record.path);
     // Writing "a/b" when "a" is a file fails; when "a" is a link it writes through the link.
     for (std::size_t n = 1; n < parts.size(); ++n) {
-      auto it = by_key_.find(lower(join(parts, n)));
+      auto it = by_key_.find(ascii_lower(join(parts, n)));
       if (it == by_key_.end()) continue;
       const Record& parent = records_[it->second];
       if (parent.kind == Kind::symlink) return Refusal{record.raw, fmt::format("lies below the link \"{}\" and would be written through it", parent.raw)};
@@ -159,7 +154,7 @@ std::optional<EntrySet::Refusal> EntrySet::finish(const std::optional<std::strin
     if (record.kind == Kind::symlink) {
       if (auto escape = resolve_escapes(record, boundary)) return Refusal{record.raw, *escape};
     } else if (record.kind == Kind::hardlink) {
-      auto it = by_key_.find(lower(record.target));
+      auto it = by_key_.find(ascii_lower(record.target));
       if (it == by_key_.end()) return Refusal{record.raw, fmt::format("is a hard link to \"{}\", which is not in the archive", record.target)};
       if (records_[it->second].kind != Kind::file) return Refusal{record.raw, fmt::format("is a hard link to \"{}\", which is not a regular file", record.target)};
       if (inside.has_value() != relative_to_root(record.target, root).has_value()) {

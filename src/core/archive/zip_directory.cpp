@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::archive::detail {
@@ -50,9 +50,9 @@ Error damaged(const fs::path& file, const std::string& why) {
 Result<CentralDirectory> read_central_directory(const fs::path& file) {
   std::error_code ec;
   const std::uint64_t size = fs::file_size(file, ec);
-  if (ec) return std::unexpected(platform::io_error("read the size of", file, ec));
+  if (ec) return std::unexpected(io_error("read the size of", file, ec));
   File in(file);
-  if (!in.ok()) return std::unexpected(platform::io_error("open", file, std::make_error_code(std::errc::io_error)));
+  if (!in.ok()) return std::unexpected(io_error("open", file, std::make_error_code(std::errc::io_error)));
 
   // The end record: the last signature within its 22 bytes plus a comment of up to 64 KiB.
   const std::uint64_t tail_start = size > 22 + 65535 ? size - (22 + 65535) : 0;

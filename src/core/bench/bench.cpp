@@ -6,11 +6,11 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/version.hpp>
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/runtime.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/for_launch.hpp>
 
 namespace zcuda::bench {
@@ -42,7 +42,7 @@ struct PreparedVariant {
   bool staging_noted = false;
 };
 
-Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t index, const app::Home& home,
+Result<PreparedVariant> prepare_variant(const Options& options, std::size_t index, const home::Home& home,
                                         const platform::Environment& base, Observer& observer) {
   const VariantSpec& spec = options.variants[index];
   PreparedVariant out;
@@ -53,13 +53,13 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
   if (!runtime) return std::unexpected(std::move(runtime.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
   out.runtime = *runtime;
 
-  launch::LaunchOptions launch = options.launch;
+  launch::Options launch = options.launch;
   launch.overrides.assign(spec.env.begin(), spec.env.end());
   RuntimeInfo& info = out.record.runtime;
   info.spec = spec.runtime.value_or("default");
   if (out.runtime) {
     launch.runtime = *out.runtime;
-    info.dir = platform::path_to_utf8(out.runtime->dir);
+    info.dir = path_to_utf8(out.runtime->dir);
     info.version = out.runtime->version;
     if (auto libraries = stage::runtime_libraries(out.runtime->dir, launch.os)) {
       for (auto& l : *libraries) info.libraries.push_back({std::move(l.name), std::move(l.sha256)});
@@ -79,7 +79,7 @@ Result<PreparedVariant> prepare_variant(const BenchOptions& options, std::size_t
 }
 
 // Puts the program's folder in the state this variant's launch needs, as `zcuda run` would.
-Status stage_for(PreparedVariant& variant, const BenchOptions& options, const detect::Profile& detected, Observer& observer) {
+Status stage_for(PreparedVariant& variant, const Options& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
   if (variant.runtime && !options.no_stage) {
     auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir, options.launch.os, detected);
@@ -113,7 +113,7 @@ std::string why_failed(const platform::ProcessResult& ran, int expect_exit) {
 
 // The run's values: the metric's matches in its standard output (or, when that has none, its
 // standard error), or its wall time.
-void measure(RunResult& run, const platform::ProcessResult& ran, const BenchOptions& options) {
+void measure(RunResult& run, const platform::ProcessResult& ran, const Options& options) {
   if (!options.metric) {
     run.values = {ran.seconds};
     return;
@@ -131,7 +131,7 @@ void measure(RunResult& run, const platform::ProcessResult& ran, const BenchOpti
   }
 }
 
-void run_check(RunResult& run, const BenchOptions& options, const platform::Environment& env) {
+void run_check(RunResult& run, const Options& options, const platform::Environment& env) {
   platform::ProcessSpec spec = platform::shell_command(*options.check);
   spec.environment = env;
   spec.streams = options.show_output ? platform::StreamMode::tee : platform::StreamMode::capture;
@@ -151,7 +151,7 @@ void run_check(RunResult& run, const BenchOptions& options, const platform::Envi
   }
 }
 
-RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& options) {
+RunResult run_once(PreparedVariant& variant, int number, const Options& options) {
   RunResult run;
   run.number = number;
   platform::ProcessSpec spec;
@@ -186,7 +186,7 @@ RunResult run_once(PreparedVariant& variant, int number, const BenchOptions& opt
 
 // Kept values run by run: the warm-up dropped from every run (with wall time, the variant's
 // first runs dropped).
-Runs kept_by_run(const VariantRecord& v, const BenchOptions& options) {
+Runs kept_by_run(const VariantRecord& v, const Options& options) {
   Runs out;
   for (const auto& r : v.runs) {
     if (!r.ok()) continue;
@@ -199,7 +199,7 @@ Runs kept_by_run(const VariantRecord& v, const BenchOptions& options) {
   return out;
 }
 
-void summarize_variant(VariantRecord& v, const BenchOptions& options) {
+void summarize_variant(VariantRecord& v, const Options& options) {
   v.values.clear();
   for (const auto& run : kept_by_run(v, options)) v.values.insert(v.values.end(), run.begin(), run.end());
   v.ok = static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) &&
@@ -217,7 +217,7 @@ std::string first_failure(const std::vector<VariantRecord>& variants) {
   return "a variant has no values";
 }
 
-ComparisonRecord compare_variants(const BenchRecord& record, const BenchOptions& options) {
+ComparisonRecord compare_variants(const BenchRecord& record, const Options& options) {
   ComparisonRecord c;
   c.measure = options.metric ? options.metric->pattern() : "wall-seconds";
   c.better = options.better;
@@ -261,7 +261,7 @@ MachineInfo machine_info(const detect::Profile& detected) {
   return m;
 }
 
-Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home, const detect::Profile& detected,
+Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected,
                               const platform::Environment& base, Observer& observer) {
   BenchRecord record;
   record.started = utc_now();
@@ -279,9 +279,9 @@ Result<BenchRecord> run_bench(const BenchOptions& options, const app::Home& home
     variants.push_back(std::move(*prepared));
   }
   const fs::path& target = variants[0].plan.target;
-  record.app.path = platform::path_to_utf8(target);
+  record.app.path = path_to_utf8(target);
   record.app.args = options.launch.args;
-  if (auto digest = fetch::sha256_file(target)) record.app.sha256 = *digest;
+  if (auto digest = sha256_file(target)) record.app.sha256 = *digest;
 
   // A B A B ...: drift on the machine (heat, other load) falls on both alike.
   const int steps = 2 * options.runs;

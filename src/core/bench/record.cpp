@@ -6,8 +6,8 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::bench {
@@ -196,7 +196,7 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
   }
 }
 
-Result<fs::path> write_bench_record(const app::Home& home, const BenchRecord& record) {
+Result<fs::path> write_bench_record(const home::Home& home, const BenchRecord& record) {
   const auto now = std::chrono::system_clock::now();
   const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
   const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
@@ -205,7 +205,7 @@ Result<fs::path> write_bench_record(const app::Home& home, const BenchRecord& re
   return file;
 }
 
-std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t limit) {
+std::vector<StoredBench> read_bench_records(const home::Home& home, std::size_t limit) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(home.state / "bench", ec), end; !ec && it != end; it.increment(ec)) {
@@ -226,7 +226,7 @@ std::vector<StoredBench> read_bench_records(const app::Home& home, std::size_t l
   return out;
 }
 
-bool any_output_verified(const app::Home& home) {
+bool any_output_verified(const home::Home& home) {
   return std::ranges::any_of(read_bench_records(home, 50), [](const StoredBench& s) { return s.record.output_verified(); });
 }
 

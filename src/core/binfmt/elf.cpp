@@ -50,9 +50,19 @@ std::vector<std::string> split_paths(const std::string& list) {
   return out;
 }
 
-}  // namespace
+// parse_elf's steps, in the loader's order: the file header, the program headers (PT_LOAD
+// segments and PT_DYNAMIC), the dynamic entries, the string table they point into, the names.
 
-Result<Imports> parse_elf(const ByteSource& source) {
+struct Header {
+  bool is64 = false;
+  std::uint16_t machine = 0;
+  std::uint64_t phoff = 0;
+  std::uint16_t phentsize = 0;
+  std::uint16_t phnum = 0;
+};
+
+// The identification bytes and the file header; `reader` is made for the file's byte order.
+Result<Header> read_header(const ByteSource& source, std::optional<Reader>& reader) {
   std::array<std::byte, 16> ident{};
   if (!source.read(0, ident)) return bad("the identification bytes are truncated");
   auto id = [&](std::size_t i) { return std::to_integer<unsigned char>(ident[i]); };
@@ -62,32 +72,33 @@ Result<Imports> parse_elf(const ByteSource& source) {
   if (elf_class != 1 && elf_class != 2) return bad(fmt::format("unknown class {}", elf_class));
   if (data != 1 && data != 2) return bad(fmt::format("unknown byte order {}", data));
   const bool is64 = elf_class == 2;
-  Reader reader(source, data == 1);
+  reader.emplace(source, data == 1);
 
-  Imports imports;
-  imports.format = Format::elf;
-  imports.is_64bit = is64;
-  auto machine = reader.get<std::uint16_t>(18);
-  std::optional<std::uint64_t> phoff = is64 ? reader.get<std::uint64_t>(32) : widen(reader.get<std::uint32_t>(28));
-  auto phentsize = reader.get<std::uint16_t>(is64 ? 54 : 42);
-  auto phnum = reader.get<std::uint16_t>(is64 ? 56 : 44);
+  auto machine = reader->get<std::uint16_t>(18);
+  std::optional<std::uint64_t> phoff = is64 ? reader->get<std::uint64_t>(32) : widen(reader->get<std::uint32_t>(28));
+  auto phentsize = reader->get<std::uint16_t>(is64 ? 54 : 42);
+  auto phnum = reader->get<std::uint16_t>(is64 ? 56 : 44);
   if (!machine || !phoff || !phentsize || !phnum) return bad("the file header is truncated");
-  imports.machine = *machine;
-  if (*phnum == 0) return imports;  // an object file or a static binary without segments
-  if (*phnum == 0xffff) return bad("extended program header numbering is not supported");
-  if (*phnum > kMaxProgramHeaders) return bad(fmt::format("{} program headers", *phnum));
-  const std::uint64_t min_entry = is64 ? 56 : 32;
-  if (*phentsize < min_entry) return bad(fmt::format("program header entries of {} bytes", *phentsize));
+  return Header{is64, *machine, *phoff, *phentsize, *phnum};
+}
 
+struct Segments {
   std::vector<Segment> loads;
   std::optional<Segment> dynamic;
-  for (std::uint32_t i = 0; i < *phnum; ++i) {
-    auto at = checked_add(*phoff, std::uint64_t{i} * *phentsize);
+};
+
+Result<Segments> read_segments(const Reader& reader, const Header& h) {
+  if (h.phnum == 0xffff) return bad("extended program header numbering is not supported");
+  if (h.phnum > kMaxProgramHeaders) return bad(fmt::format("{} program headers", h.phnum));
+  const std::uint64_t min_entry = h.is64 ? 56 : 32;
+  if (h.phentsize < min_entry) return bad(fmt::format("program header entries of {} bytes", h.phentsize));
+  Segments segments;
+  for (std::uint32_t i = 0; i < h.phnum; ++i) {
+    auto at = checked_add(h.phoff, std::uint64_t{i} * h.phentsize);
     if (!at) return bad("the program header table offset overflows");
-    Segment s;
     auto type = reader.get<std::uint32_t>(*at);
     std::optional<std::uint64_t> offset, vaddr, filesz;
-    if (is64) {
+    if (h.is64) {
       offset = reader.get<std::uint64_t>(*at + 8);
       vaddr = reader.get<std::uint64_t>(*at + 16);
       filesz = reader.get<std::uint64_t>(*at + 32);
@@ -97,20 +108,27 @@ Result<Imports> parse_elf(const ByteSource& source) {
       filesz = widen(reader.get<std::uint32_t>(*at + 16));
     }
     if (!type || !offset || !vaddr || !filesz) return bad("the program header table is truncated");
-    s = Segment{*type, *offset, *vaddr, *filesz};
-    if (s.type == PT_LOAD) loads.push_back(s);
-    if (s.type == PT_DYNAMIC && !dynamic) dynamic = s;
+    const Segment s{*type, *offset, *vaddr, *filesz};
+    if (s.type == PT_LOAD) segments.loads.push_back(s);
+    if (s.type == PT_DYNAMIC && !segments.dynamic) segments.dynamic = s;
   }
-  if (!dynamic) return imports;  // statically linked
+  return segments;
+}
 
-  // Collect the entries first: DT_STRTAB may come after the DT_NEEDED entries that use it.
-  const std::uint64_t entry_size = is64 ? 16 : 8;
+// String table indexes of the entries, collected first: DT_STRTAB may come after the
+// DT_NEEDED entries that use it.
+struct DynamicEntries {
   std::vector<std::uint64_t> needed, runpath, rpath;
   std::optional<std::uint64_t> strtab, strsz;
-  const std::uint64_t entries = std::min(dynamic->filesz / entry_size, kMaxDynamicEntries);
+};
+
+Result<DynamicEntries> read_dynamic(const Reader& reader, bool is64, const Segment& dynamic) {
+  const std::uint64_t entry_size = is64 ? 16 : 8;
+  DynamicEntries d;
+  const std::uint64_t entries = std::min(dynamic.filesz / entry_size, kMaxDynamicEntries);
   bool terminated = false;
   for (std::uint64_t i = 0; i < entries; ++i) {
-    auto at = checked_add(dynamic->offset, i * entry_size);
+    auto at = checked_add(dynamic.offset, i * entry_size);
     if (!at) return bad("the dynamic section offset overflows");
     std::optional<std::uint64_t> tag, value;
     if (is64) {
@@ -127,58 +145,95 @@ Result<Imports> parse_elf(const ByteSource& source) {
     }
     switch (*tag) {
       case DT_NEEDED:
-        if (needed.size() >= kMaxNeeded) return bad("too many DT_NEEDED entries");
-        needed.push_back(*value);
+        if (d.needed.size() >= kMaxNeeded) return bad("too many DT_NEEDED entries");
+        d.needed.push_back(*value);
         break;
-      case DT_RUNPATH: runpath.push_back(*value); break;
-      case DT_RPATH: rpath.push_back(*value); break;
-      case DT_STRTAB: strtab = *value; break;
-      case DT_STRSZ: strsz = *value; break;
+      case DT_RUNPATH: d.runpath.push_back(*value); break;
+      case DT_RPATH: d.rpath.push_back(*value); break;
+      case DT_STRTAB: d.strtab = *value; break;
+      case DT_STRSZ: d.strsz = *value; break;
       default: break;
     }
   }
   if (!terminated && entries == kMaxDynamicEntries) return bad("the dynamic section has no end");
-  if (needed.empty() && runpath.empty() && rpath.empty()) return imports;
-  if (!strtab || !strsz) return bad("the dynamic section names no string table");
+  return d;
+}
 
-  // DT_STRTAB is a virtual address: find the loaded segment whose file bytes hold it.
+// The file bytes [offset, limit) that hold the string table.
+struct StringTable {
+  std::uint64_t offset = 0;
+  std::uint64_t limit = 0;
+};
+
+// DT_STRTAB is a virtual address: find the loaded segment whose file bytes hold it.
+Result<StringTable> locate_string_table(const Reader& reader, const std::vector<Segment>& loads, std::uint64_t strtab, std::uint64_t strsz) {
   std::optional<std::uint64_t> table_offset;
   std::uint64_t table_limit = 0;
   for (const auto& load : loads) {
-    if (*strtab < load.vaddr || *strtab - load.vaddr >= load.filesz) continue;
-    table_offset = load.offset + (*strtab - load.vaddr);
+    if (strtab < load.vaddr || strtab - load.vaddr >= load.filesz) continue;
+    table_offset = load.offset + (strtab - load.vaddr);
     auto end = checked_add(load.offset, load.filesz);
     if (!table_offset || !end || *table_offset < load.offset) return bad("the string table's segment overflows");
     table_limit = *end;
     break;
   }
   if (!table_offset) return bad("the string table is not in any loaded segment");
-  if (auto end = checked_add(*table_offset, *strsz); end && *end < table_limit) table_limit = *end;
-  table_limit = std::min(table_limit, reader.size());
+  if (auto end = checked_add(*table_offset, strsz); end && *end < table_limit) table_limit = *end;
+  return StringTable{*table_offset, std::min(table_limit, reader.size())};
+}
 
-  auto string_at = [&](std::uint64_t index, const char* what) -> Result<std::string> {
-    auto at = checked_add(*table_offset, index);
-    if (!at || *at >= table_limit) return bad(fmt::format("a {} string lies outside the string table", what));
-    auto text = reader.c_string(*at, table_limit);
-    if (!text) return bad(fmt::format("a {} string is not terminated", what));
-    return *text;
-  };
-  for (auto index : needed) {
-    auto name = string_at(index, "DT_NEEDED");
+Result<std::string> string_at(const Reader& reader, const StringTable& table, std::uint64_t index, const char* what) {
+  auto at = checked_add(table.offset, index);
+  if (!at || *at >= table.limit) return bad(fmt::format("a {} string lies outside the string table", what));
+  auto text = reader.c_string(*at, table.limit);
+  if (!text) return bad(fmt::format("a {} string is not terminated", what));
+  return *text;
+}
+
+Status resolve_names(const Reader& reader, const StringTable& table, const DynamicEntries& d, Imports& imports) {
+  for (auto index : d.needed) {
+    auto name = string_at(reader, table, index, "DT_NEEDED");
     if (!name) return std::unexpected(name.error());
     if (name->empty()) return bad("an empty DT_NEEDED name");
     imports.needed.push_back(std::move(*name));
   }
-  for (auto index : runpath) {
-    auto list = string_at(index, "DT_RUNPATH");
+  for (auto index : d.runpath) {
+    auto list = string_at(reader, table, index, "DT_RUNPATH");
     if (!list) return std::unexpected(list.error());
     for (auto& p : split_paths(*list)) imports.runpath.push_back(std::move(p));
   }
-  for (auto index : rpath) {
-    auto list = string_at(index, "DT_RPATH");
+  for (auto index : d.rpath) {
+    auto list = string_at(reader, table, index, "DT_RPATH");
     if (!list) return std::unexpected(list.error());
     for (auto& p : split_paths(*list)) imports.rpath.push_back(std::move(p));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Imports> parse_elf(const ByteSource& source) {
+  std::optional<Reader> reader;
+  auto header = read_header(source, reader);
+  if (!header) return std::unexpected(header.error());
+  Imports imports;
+  imports.format = Format::elf;
+  imports.is_64bit = header->is64;
+  imports.machine = header->machine;
+  if (header->phnum == 0) return imports;  // an object file or a static binary without segments
+
+  auto segments = read_segments(*reader, *header);
+  if (!segments) return std::unexpected(segments.error());
+  if (!segments->dynamic) return imports;  // statically linked
+
+  auto dynamic = read_dynamic(*reader, header->is64, *segments->dynamic);
+  if (!dynamic) return std::unexpected(dynamic.error());
+  if (dynamic->needed.empty() && dynamic->runpath.empty() && dynamic->rpath.empty()) return imports;
+  if (!dynamic->strtab || !dynamic->strsz) return bad("the dynamic section names no string table");
+
+  auto table = locate_string_table(*reader, segments->loads, *dynamic->strtab, *dynamic->strsz);
+  if (!table) return std::unexpected(table.error());
+  if (auto named = resolve_names(*reader, *table, *dynamic, imports); !named) return std::unexpected(named.error());
   return imports;
 }
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::binfmt {
@@ -64,9 +64,9 @@ Result<Imports> parse(const ByteSource& source) {
 Result<std::optional<Imports>> read_imports(const fs::path& file) {
   std::error_code ec;
   const auto size = fs::file_size(file, ec);
-  if (ec) return std::unexpected(platform::io_error("read", file, ec));
+  if (ec) return std::unexpected(io_error("read", file, ec));
   std::ifstream in(file, std::ios::binary);
-  if (!in) return std::unexpected(platform::io_error("open", file, std::error_code(errno, std::generic_category())));
+  if (!in) return std::unexpected(io_error("open", file, std::error_code(errno, std::generic_category())));
   FileSource source(in, size);
   if (!sniff(source)) return std::optional<Imports>{};
   auto imports = parse(source);
@@ -81,9 +81,9 @@ Result<std::optional<Imports>> read_imports(const fs::path& file) {
 Result<bool> file_has_fatbin(const fs::path& file) {
   std::error_code ec;
   const auto size = fs::file_size(file, ec);
-  if (ec) return std::unexpected(platform::io_error("read", file, ec));
+  if (ec) return std::unexpected(io_error("read", file, ec));
   std::ifstream in(file, std::ios::binary);
-  if (!in) return std::unexpected(platform::io_error("open", file, std::error_code(errno, std::generic_category())));
+  if (!in) return std::unexpected(io_error("open", file, std::error_code(errno, std::generic_category())));
   FileSource source(in, size);
   auto found = has_fatbin(source);
   if (!found) {

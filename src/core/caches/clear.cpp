@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <zcuda/caches/caches.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -22,7 +22,7 @@ Status remove_tree(const fs::path& dir) {
   std::error_code ec;
   std::vector<fs::path> entries;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
-  if (ec) return std::unexpected(platform::io_error("list", dir, ec));
+  if (ec) return std::unexpected(io_error("list", dir, ec));
   for (const auto& entry : entries) {
     const auto status = fs::symlink_status(entry, ec);
     if (!platform::is_link(entry) && fs::is_directory(status)) {
@@ -30,10 +30,10 @@ Status remove_tree(const fs::path& dir) {
       continue;
     }
     fs::remove(entry, ec);
-    if (ec) return std::unexpected(platform::io_error("remove", entry, ec));
+    if (ec) return std::unexpected(io_error("remove", entry, ec));
   }
   fs::remove(dir, ec);
-  if (ec) return std::unexpected(platform::io_error("remove", dir, ec));
+  if (ec) return std::unexpected(io_error("remove", dir, ec));
   return {};
 }
 

@@ -9,7 +9,7 @@
 
 #include <zcuda/caches/caches.hpp>
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::caches {
 
@@ -26,7 +26,7 @@ namespace {
 std::optional<fs::path> folder_from(const Inputs& inputs, std::string_view var) {
   auto value = inputs.env(var);
   if (!value || value->empty()) return std::nullopt;
-  fs::path path = platform::path_from_utf8(*value);
+  fs::path path = zcuda::path_from_utf8(*value);
   if (!path.is_absolute()) return std::nullopt;
   return path;
 }
@@ -68,7 +68,7 @@ std::vector<Folder> locate(const Inputs& inputs) {
   if (auto dir = folder_from(inputs, "TORCHINDUCTOR_CACHE_DIR")) {
     add("torchinductor", *dir, "TORCHINDUCTOR_CACHE_DIR");
   } else if (!roots.temp.empty() && !roots.user.empty()) {
-    add("torchinductor", roots.temp / platform::path_from_utf8("torchinductor_" + inductor_user(roots.user)), "default");
+    add("torchinductor", roots.temp / zcuda::path_from_utf8("torchinductor_" + inductor_user(roots.user)), "default");
   }
   return out;
 }

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include <zcuda/caches/caches.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/file_ops.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::caches {
 
@@ -20,7 +20,7 @@ std::int64_t seconds_since_epoch(fs::file_time_type t) {
 }
 
 std::string folded(const fs::path& part) {
-  std::string s = platform::path_to_utf8(part);
+  std::string s = zcuda::path_to_utf8(part);
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -77,7 +77,7 @@ Usage measure(const Folder& folder) {
 
 nlohmann::json to_json(const Usage& usage) {
   auto time = [](const std::optional<std::int64_t>& t) { return t ? nlohmann::json(*t) : nlohmann::json(nullptr); };
-  return {{"name", usage.folder.name},       {"path", platform::path_to_utf8(usage.folder.path)},
+  return {{"name", usage.folder.name},       {"path", zcuda::path_to_utf8(usage.folder.path)},
           {"origin", usage.folder.origin},   {"exists", usage.exists},
           {"is_link", usage.is_link},        {"bytes", usage.bytes},
           {"files", usage.files},            {"newest", time(usage.newest)},

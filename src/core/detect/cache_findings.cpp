@@ -2,9 +2,9 @@
 // ZLUDA update starts a new cache beside the old entries, and nothing ever cleans them.
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/detect/detect.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 
 namespace zcuda::detect {
 
@@ -13,7 +13,7 @@ void add_cache_findings(Profile& profile, const std::vector<caches::Usage>& usag
     if (u.bytes <= threshold) continue;
     std::string why = u.folder.name == "zluda" ? " Each ZLUDA update starts a new cache, and the old entries stay." : "";
     profile.findings.push_back({Severity::info, "large-cache",
-                                fmt::format("The {} cache {} holds {} in {} files", u.folder.name, u.folder.path, ui::format_bytes(u.bytes), u.files),
+                                fmt::format("The {} cache {} holds {} in {} files", u.folder.name, u.folder.path, zcuda::format_bytes(u.bytes), u.files),
                                 fmt::format("Free the space with 'zcuda cache clear {} --yes'; the next run compiles its kernels again.{}", u.folder.name, why)});
   }
 }

@@ -4,7 +4,7 @@
 #include <set>
 
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "probes.hpp"
 #include "system_view.hpp"
@@ -31,7 +31,7 @@ std::vector<fs::path> loader_dirs(const SystemView& view, const platform::Enviro
     while (start <= list.size()) {
       auto end = list.find(sep, start);
       std::string entry = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (!entry.empty()) dirs.push_back(platform::path_from_utf8(entry));
+      if (!entry.empty()) dirs.push_back(path_from_utf8(entry));
       if (end == std::string::npos) break;
       start = end + 1;
     }
@@ -75,8 +75,8 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   std::set<std::string> toolkits;
   if (targets_windows(profile)) {
     auto pf = env.find("ProgramFiles");
-    fs::path base = platform::path_from_utf8(pf != env.end() ? pf->second : "C:\\Program Files") / "NVIDIA GPU Computing Toolkit" / "CUDA";
-    for (const auto& v : view.list(base)) toolkits.insert(path_text(profile, base / platform::path_from_utf8(v)));
+    fs::path base = path_from_utf8(pf != env.end() ? pf->second : "C:\\Program Files") / "NVIDIA GPU Computing Toolkit" / "CUDA";
+    for (const auto& v : view.list(base)) toolkits.insert(path_text(profile, base / path_from_utf8(v)));
   } else {
     for (const auto& name : view.list("/usr/local")) {
       if (name == "cuda" || name.starts_with("cuda-")) toolkits.insert(path_text(profile, view.canonical(fs::path("/usr/local") / name)));
@@ -98,7 +98,7 @@ void probe_cuda(const SystemView& view, const platform::Environment& env, Profil
   bool stub = false;
   for (const auto& t : cuda.toolkits) {
     for (const char* sub : {"lib/stubs/libcuda.so", "lib64/stubs/libcuda.so", "targets/x86_64-linux/lib/stubs/libcuda.so"}) {
-      stub = stub || view.exists(platform::path_from_utf8(t) / sub);
+      stub = stub || view.exists(path_from_utf8(t) / sub);
     }
   }
   cuda.driver_stub_only = stub && !real_driver;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/os.hpp>
 
 #include "probes.hpp"

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "parsers.hpp"
 #include "probes.hpp"
@@ -96,8 +96,8 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
     }
   }
   // The HIP SDK installs into ...\ROCm\<major.minor>; /opt/rocm-6.4.0 likewise.
-  std::string leaf = root.filename().string();
-  if (leaf.empty()) leaf = root.parent_path().filename().string();
+  std::string leaf = path_to_utf8(root.filename());
+  if (leaf.empty()) leaf = path_to_utf8(root.parent_path().filename());
   static const std::regex numbered("(?:rocm-)?(\\d+\\.\\d+(?:\\.\\d+)?)");
   std::smatch m;
   if (std::regex_match(leaf, m, numbered)) {
@@ -128,23 +128,23 @@ std::vector<Candidate> candidates(const SystemView& view, const platform::Enviro
     if (!root.empty()) found.push_back({root, via});
   };
   if (windows) {
-    for (const auto& [key, value] : hip_path_variables(env)) add(platform::path_from_utf8(value), key);
+    for (const auto& [key, value] : hip_path_variables(env)) add(path_from_utf8(value), key);
     // Set by an installer after this process's environment was made (a terminal opened before
     // the HIP SDK was installed): still an install, and derive_findings says what to do.
     std::map<std::string, std::string> later;
     for (const auto& [key, variable] : registered) later[key] = variable.value;
     for (const auto& [key, value] : hip_path_variables(later)) {
-      add(platform::path_from_utf8(value), fmt::format("{} ({} environment)", key, registered.at(key).scope));
+      add(path_from_utf8(value), fmt::format("{} ({} environment)", key, registered.at(key).scope));
     }
     std::string program_files = env_value(env, "ProgramFiles");
     if (program_files.empty()) program_files = "C:\\Program Files";
-    fs::path rocm = platform::path_from_utf8(program_files) / "AMD" / "ROCm";
+    fs::path rocm = path_from_utf8(program_files) / "AMD" / "ROCm";
     auto versions = view.list(rocm);
     std::sort(versions.begin(), versions.end(), [](auto& a, auto& b) { return compare_versions(a, b) > 0; });
-    for (const auto& v : versions) add(rocm / platform::path_from_utf8(v), "ProgramFiles");
+    for (const auto& v : versions) add(rocm / path_from_utf8(v), "ProgramFiles");
   } else {
-    add(platform::path_from_utf8(env_value(env, "ROCM_PATH")), "ROCM_PATH");
-    add(platform::path_from_utf8(env_value(env, "HIP_PATH")), "HIP_PATH");
+    add(path_from_utf8(env_value(env, "ROCM_PATH")), "ROCM_PATH");
+    add(path_from_utf8(env_value(env, "HIP_PATH")), "HIP_PATH");
     add("/opt/rocm", "/opt/rocm");
     auto entries = view.list("/opt");
     std::vector<std::string> numbered;
@@ -170,8 +170,8 @@ std::vector<std::string> archs_in(const std::vector<std::string>& files, const s
 std::vector<std::string> kernel_files(const SystemView& view, const fs::path& dir) {
   std::vector<std::string> files;
   for (const auto& name : view.list(dir)) {
-    if (name.starts_with("gfx") && view.is_directory(dir / platform::path_from_utf8(name))) {
-      for (const auto& inner : view.list(dir / platform::path_from_utf8(name))) files.push_back(name + "/" + inner);
+    if (name.starts_with("gfx") && view.is_directory(dir / path_from_utf8(name))) {
+      for (const auto& inner : view.list(dir / path_from_utf8(name))) files.push_back(name + "/" + inner);
     } else {
       files.push_back(name);
     }
@@ -186,7 +186,7 @@ std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, 
     if (view.is_directory(dir)) dirs.push_back(dir);
     // Debian's packages use <lib>/rocblas/<version>/library.
     for (const auto& sub : view.list(lib / library)) {
-      const fs::path versioned = lib / library / platform::path_from_utf8(sub) / "library";
+      const fs::path versioned = lib / library / path_from_utf8(sub) / "library";
       if (sub != "library" && view.is_directory(versioned)) dirs.push_back(versioned);
     }
   }
@@ -206,7 +206,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
   const bool windows = targets_windows(profile);
   for (const auto& candidate : candidates(view, env, registered, windows)) {
     if (!view.is_directory(candidate.root)) continue;
-    std::string key = view.canonical(candidate.root).lexically_normal().generic_string();
+    std::string key = generic_path_to_utf8(view.canonical(candidate.root).lexically_normal());
     while (key.size() > 1 && key.back() == '/') key.pop_back();
     if (!seen.insert(key).second) continue;
     if (auto id = view.identity(candidate.root); id && !seen_folders.insert({id->volume, id->index}).second) continue;
@@ -223,7 +223,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
           for (const char* pattern : spec.names) {
             if (!library.found && name_matches(file, pattern)) {
               library.found = true;
-              library.path = path_text(profile, dir / platform::path_from_utf8(file));
+              library.path = path_text(profile, dir / path_from_utf8(file));
             }
           }
         }
@@ -255,7 +255,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
     for (const auto& gfx : gfxs) {
       KernelSupport k;
       for (const auto& f : rocblas_files) {
-        std::string base = platform::path_from_utf8(f).filename().string();
+        std::string base = path_to_utf8(path_from_utf8(f).filename());
         if (base.starts_with("TensileLibrary") && base.ends_with("_" + gfx + ".dat")) {
           k.rocblas = true;
           k.rocblas_files.push_back(f);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/platform/dynamic_library.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/windows_system.hpp>
@@ -45,7 +46,7 @@ std::vector<std::string> library_candidates(const Profile& profile) {
     // The driver's copies in System32, newest HIP major first, as ZLUDA loads them.
     auto system = platform::windows::system_directory();
     for (const char* dll : {"amdhip64_7.dll", "amdhip64_6.dll"}) {
-      names.push_back(system ? (*system / dll).string() : std::string(dll));
+      names.push_back(system ? path_to_utf8(*system / dll) : std::string(dll));
     }
     return names;
   }
@@ -82,7 +83,7 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
   // The HIP runtime registers exit-time handlers and keeps global state: unloading it before
   // the process ends is unsafe (and its allocations would then be reported as leaks).
   library->keep_loaded();
-  hip.path = library->path().string();
+  hip.path = path_to_utf8(library->path());
   if (targets_windows(profile)) {
     if (auto version = platform::windows::file_version(library->path())) hip.file_version = *version;
   }

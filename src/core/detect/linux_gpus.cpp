@@ -8,6 +8,7 @@
 
 #include "parsers.hpp"
 #include "probes.hpp"
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::detect {
 
@@ -114,7 +115,7 @@ std::optional<std::string> drm_card_address(const SystemView& view, const fs::pa
   if (auto it = uevent.find("PCI_SLOT_NAME"); it != uevent.end()) {
     if (auto address = parse_pci_address(it->second)) return address;
   }
-  if (auto target = view.link_target(device)) return parse_pci_address(target->filename().string());
+  if (auto target = view.link_target(device)) return parse_pci_address(path_to_utf8(target->filename()));
   return std::nullopt;
 }
 
@@ -170,7 +171,7 @@ void probe_kfd(const SystemView& view, Profile& profile) {
     auto text = view.read(file);
     if (!text) {
       if (text.error().kind != ErrorKind::not_found) {
-        profile.probe_notes.push_back(fmt::format("kfd: cannot read {}: {}", file.string(), text.error().message));
+        profile.probe_notes.push_back(fmt::format("kfd: cannot read {}: {}", path_to_utf8(file), text.error().message));
         profile.findings.push_back({Severity::error, "kfd-properties-unreadable",
                                     fmt::format("The KFD topology of node {} cannot be read ({})", id, text.error().message),
                                     "ROCm programs will not see this GPU. In a container, allow the device (--device /dev/kfd --device /dev/dri); "
@@ -180,7 +181,7 @@ void probe_kfd(const SystemView& view, Profile& profile) {
     }
     auto props = parse_kfd_properties(*text);
     if (!props) {
-      profile.probe_notes.push_back(fmt::format("kfd: {} is malformed: {}", file.string(), props.error().message));
+      profile.probe_notes.push_back(fmt::format("kfd: {} is malformed: {}", path_to_utf8(file), props.error().message));
       continue;
     }
     auto value = [&](const char* key) -> std::uint64_t {

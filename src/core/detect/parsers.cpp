@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "system_view.hpp"
+#include <zcuda/base/ascii.hpp>
 
 namespace zcuda::detect {
 
@@ -135,9 +136,7 @@ std::optional<std::string> parse_pci_address(std::string_view text) {
   if (colon == std::string_view::npos || dot == std::string_view::npos || dot < colon) return std::nullopt;
   std::string_view bus = text.substr(0, colon), device = text.substr(colon + 1, dot - colon - 1), function = text.substr(dot + 1);
   if (!hex(domain, 4, 8) || !hex(bus, 2, 2) || !hex(device, 2, 2) || !hex(function, 1, 1)) return std::nullopt;
-  std::string out = fmt::format("{}:{}:{}.{}", domain, bus, device, function);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
+  return ascii_lower(fmt::format("{}:{}:{}.{}", domain, bus, device, function));
 }
 
 std::map<std::string, std::string> parse_key_values(std::string_view text) {

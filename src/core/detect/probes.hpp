@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/platform/windows_system.hpp>
 
@@ -19,7 +20,7 @@ inline bool targets_windows(const Profile& profile) { return profile.os == "wind
 // A path as the profile shows it: with the separators of the machine it describes (a captured
 // Linux tree keeps its '/' when read on Windows).
 inline std::string path_text(const Profile& profile, const std::filesystem::path& path) {
-  return targets_windows(profile) ? path.string() : path.generic_string();
+  return targets_windows(profile) ? path_to_utf8(path) : generic_path_to_utf8(path);
 }
 
 // Linux: PCI display devices, DRM cards and KFD topology nodes, merged into profile.gpus.

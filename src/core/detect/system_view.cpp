@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::detect {
@@ -47,7 +48,7 @@ std::vector<std::string> SystemView::list(const fs::path& path) const {
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(host_path(path), ec), end; !ec && it != end; it.increment(ec)) {
-    names.push_back(it->path().filename().string());
+    names.push_back(path_to_utf8(it->path().filename()));
   }
   std::sort(names.begin(), names.end());
   listings_.emplace(path, names);

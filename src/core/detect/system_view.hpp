@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/platform/file_ops.hpp>
 
 namespace zcuda::detect {

@@ -132,7 +132,7 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
 
 }  // namespace
 
-MachineFacts gather_machine_facts(const app::Home& home) {
+MachineFacts gather_machine_facts(const home::Home& home) {
   return machine_facts(launch::detect_for_launch(), launch::quarantined_files(home));
 }
 

@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/fetch/retry.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "internal.hpp"
 
@@ -214,7 +214,7 @@ Result<std::optional<Fetched>> check_cached(const Cache& cache, const Request& r
   std::error_code ec;
   if (!fs::exists(file, ec)) return std::optional<Fetched>();
   auto size = fs::file_size(file, ec);
-  if (ec) return std::unexpected(platform::io_error("read the size of", file, ec));
+  if (ec) return std::unexpected(io_error("read the size of", file, ec));
   auto digest = sha256_file(file);
   if (!digest) return std::unexpected(digest.error());
   const bool digest_matches = *digest == request.sha256;
@@ -228,7 +228,7 @@ Result<std::optional<Fetched>> check_cached(const Cache& cache, const Request& r
   }
   spdlog::warn("cached file {} does not match its digest; deleting it and fetching again", file);
   fs::remove(file, ec);
-  if (ec) return std::unexpected(platform::io_error("delete the damaged cache file", file, ec));
+  if (ec) return std::unexpected(io_error("delete the damaged cache file", file, ec));
   return std::optional<Fetched>();
 }
 
@@ -244,9 +244,9 @@ Status check_free_space(const Cache& cache, const Request& request, std::uint64_
   if (space.available >= needed) return {};
   return fail(ErrorKind::io,
               fmt::format("Not enough free space in {}: the download needs {} more, {} is available",
-                          cache.folder(), ui::format_bytes(needed), ui::format_bytes(space.available)),
+                          cache.folder(), format_bytes(needed), format_bytes(space.available)),
               fmt::format("Free at least {} there (or choose another home with --home) and run the command again.",
-                          ui::format_bytes(needed - space.available)));
+                          format_bytes(needed - space.available)));
 }
 
 int severity(ErrorKind kind) {
@@ -301,7 +301,7 @@ Error combine(std::vector<Failed> failures, const Request& request) {
 Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Cache& cache, const Request& request,
                               const Options& options) {
   std::vector<fs::path> candidates;
-  if (!request.file_name.empty()) candidates.push_back(folder / platform::path_from_utf8(request.file_name).filename());
+  if (!request.file_name.empty()) candidates.push_back(folder / path_from_utf8(request.file_name).filename());
   candidates.push_back(folder / request.sha256);
   std::vector<Failed> failures;
   for (const auto& candidate : candidates) {
@@ -338,7 +338,7 @@ Result<Fetched> fetch(const Request& request, const Cache& cache, const Options&
   }
   std::error_code ec;
   fs::create_directories(cache.folder(), ec);
-  if (ec) return std::unexpected(platform::io_error("create the cache folder", cache.folder(), ec));
+  if (ec) return std::unexpected(io_error("create the cache folder", cache.folder(), ec));
 
   auto cached = check_cached(cache, request);
   if (!cached) return std::unexpected(cached.error());

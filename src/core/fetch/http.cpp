@@ -14,8 +14,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
+#include <zcuda/base/ascii.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/fetch/retry.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
@@ -71,12 +72,6 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
 struct Transfer {
   Transfer(const std::string& url_, Partial& partial_, const Request& request_, const Options& options_, CURL* curl_)
       : url(url_), partial(partial_), request(request_), options(options_), curl(curl_), progress(options_, url_) {}
@@ -108,7 +103,7 @@ bool open_output(Transfer& t, std::ios::openmode mode) {
   t.out.rdbuf()->pubsetbuf(t.out_buffer.data(), static_cast<std::streamsize>(t.out_buffer.size()));
   t.out.open(t.partial.path, std::ios::binary | mode);
   if (!t.out) {
-    t.fatal = platform::io_error("write", t.partial.path, std::error_code(errno, std::generic_category()));
+    t.fatal = io_error("write", t.partial.path, std::error_code(errno, std::generic_category()));
     return false;
   }
   return true;
@@ -177,10 +172,10 @@ std::size_t on_header(char* buffer, std::size_t size, std::size_t count, void* u
   if (colon == std::string_view::npos) return size * count;
   auto name = trim(line.substr(0, colon));
   auto value = std::string(trim(line.substr(colon + 1)));
-  if (iequals(name, "content-range")) t.content_range = value;
+  if (ascii_iequals(name, "content-range")) t.content_range = value;
   // A weak ETag may not be used in If-Range (RFC 9110 13.1.5); Last-Modified is used instead.
-  else if (iequals(name, "etag") && !value.starts_with("W/")) t.etag = value;
-  else if (iequals(name, "last-modified")) t.last_modified = value;
+  else if (ascii_iequals(name, "etag") && !value.starts_with("W/")) t.etag = value;
+  else if (ascii_iequals(name, "last-modified")) t.last_modified = value;
   return size * count;
 }
 
@@ -198,7 +193,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   t.out.write(data, static_cast<std::streamsize>(n));
   if (!t.out) {
     int err = errno != 0 ? errno : EIO;
-    t.fatal = platform::io_error("write", t.partial.path, std::error_code(err, std::generic_category()));
+    t.fatal = io_error("write", t.partial.path, std::error_code(err, std::generic_category()));
     return 0;
   }
   t.partial.hasher.update(data, n);
@@ -352,7 +347,7 @@ Attempt http_attempt(const std::string& url, Partial& partial, const Request& re
   if (t.out.is_open()) {
     t.out.flush();
     if (!t.out && !t.fatal) {
-      t.fatal = platform::io_error("write", partial.path, std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
+      t.fatal = io_error("write", partial.path, std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
     }
     t.out.close();
   }

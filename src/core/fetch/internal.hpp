@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/fetch/rate.hpp>
-#include <zcuda/fetch/sha256.hpp>
+#include <zcuda/base/sha256.hpp>
 
 namespace zcuda::fetch::detail {
 

@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "internal.hpp"
 
@@ -44,7 +44,7 @@ Result<fs::path> path_of_file_url(const std::string& url) {
   if (platform::current_os() == platform::Os::windows && text.size() >= 3 && text[0] == '/' && text[2] == ':') {
     text.erase(0, 1);
   }
-  return platform::path_from_utf8(text);
+  return path_from_utf8(text);
 }
 
 Attempt local_copy(const fs::path& source, const std::string& label, Partial& partial, const Request& request,
@@ -56,7 +56,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
     attempt.outcome = Attempt::Outcome::next_source;
     attempt.error = ec == std::errc::no_such_file_or_directory
                         ? Error{ErrorKind::not_found, fmt::format("{} does not exist", source), {}, {}}
-                        : platform::io_error("read", source, ec);
+                        : io_error("read", source, ec);
     return attempt;
   }
   std::error_code ec;
@@ -82,7 +82,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
   std::ofstream out(partial.path, std::ios::binary | std::ios::trunc);
   if (!out) {
     attempt.outcome = Attempt::Outcome::fatal;
-    attempt.error = platform::io_error("write", partial.path, std::error_code(errno, std::generic_category()));
+    attempt.error = io_error("write", partial.path, std::error_code(errno, std::generic_category()));
     return attempt;
   }
   ProgressReporter progress(options, label);
@@ -106,7 +106,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
     out.write(buffer.data(), static_cast<std::streamsize>(n));
     if (!out) {
       attempt.outcome = Attempt::Outcome::fatal;
-      attempt.error = platform::io_error("write", partial.path,
+      attempt.error = io_error("write", partial.path,
                                          std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
       return attempt;
     }
@@ -117,13 +117,13 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
   }
   if (in.bad()) {
     attempt.outcome = Attempt::Outcome::next_source;
-    attempt.error = platform::io_error("read", source, std::error_code(errno, std::generic_category()));
+    attempt.error = io_error("read", source, std::error_code(errno, std::generic_category()));
     return attempt;
   }
   out.flush();
   if (!out) {
     attempt.outcome = Attempt::Outcome::fatal;
-    attempt.error = platform::io_error("write", partial.path,
+    attempt.error = io_error("write", partial.path,
                                        std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
     return attempt;
   }

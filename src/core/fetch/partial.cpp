@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 #include "internal.hpp"
@@ -52,7 +52,7 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
     return partial;
   }
   auto size = fs::file_size(partial.path, ec);
-  if (ec) return std::unexpected(platform::io_error("read the size of", partial.path, ec));
+  if (ec) return std::unexpected(io_error("read the size of", partial.path, ec));
   if (request.size && size > *request.size) {
     spdlog::info("discarding {}: it holds {} bytes, more than the {} pinned", partial.path, size, *request.size);
     discard_partial(partial);
@@ -60,7 +60,7 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
   }
   // The bytes on disk are the truth: hash them again rather than trusting a saved state.
   std::ifstream in(partial.path, std::ios::binary);
-  if (!in) return std::unexpected(platform::io_error("read", partial.path, std::error_code(errno, std::generic_category())));
+  if (!in) return std::unexpected(io_error("read", partial.path, std::error_code(errno, std::generic_category())));
   std::vector<char> buffer(1u << 20);
   std::uint64_t hashed = 0;
   while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
@@ -69,7 +69,7 @@ Result<Partial> open_partial(const Cache& cache, const Request& request, const O
     hashed += n;
     if (cancelled(options)) return fail(ErrorKind::interrupted, "Stopped while checking the partial download");
   }
-  if (in.bad()) return std::unexpected(platform::io_error("read", partial.path, std::error_code(errno, std::generic_category())));
+  if (in.bad()) return std::unexpected(io_error("read", partial.path, std::error_code(errno, std::generic_category())));
   partial.size = hashed;
   partial.validators = read_validators(partial.meta);
   spdlog::info("resuming {}: {} bytes already there", partial.path, partial.size);

@@ -8,14 +8,15 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/archive/archive.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/error_json.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/test_hooks.hpp>
-#include <zcuda/platform/utf8.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/units.hpp>
 
 #include "follow.hpp"
 #include "layout.hpp"
@@ -52,12 +53,12 @@ void notice(const Options& options, const std::string& text) {
 // Copies a verified single-file artifact ("archive": "none") into the temporary folder.
 Result<std::vector<archive::WrittenEntry>> place_single_file(const manifest::Artifact& a, const fs::path& file, const fs::path& temp) {
   std::error_code ec;
-  if (!fs::create_directory(temp, ec)) return std::unexpected(platform::io_error("create folder", temp, ec ? ec : std::make_error_code(std::errc::file_exists)));
+  if (!fs::create_directory(temp, ec)) return std::unexpected(io_error("create folder", temp, ec ? ec : std::make_error_code(std::errc::file_exists)));
   const fs::path target = temp / fs::path(std::u8string(a.file_name.begin(), a.file_name.end()));
   fs::copy_file(file, target, ec);
   if (ec) {
     fs::remove_all(temp, ec);
-    return std::unexpected(platform::io_error("copy", file, ec).with_note(fmt::format("to: {}", target)));
+    return std::unexpected(io_error("copy", file, ec).with_note(fmt::format("to: {}", target)));
   }
   archive::WrittenEntry entry;
   entry.path = a.file_name;
@@ -69,7 +70,7 @@ Result<std::vector<archive::WrittenEntry>> place_single_file(const manifest::Art
 Status check_expected(const manifest::Artifact& a, const fs::path& dir) {
   for (const auto& expected : a.expected_files) {
     std::error_code ec;
-    if (!fs::exists(dir / platform::path_from_utf8(expected), ec)) {
+    if (!fs::exists(dir / path_from_utf8(expected), ec)) {
       Error e{ErrorKind::invalid_input, fmt::format("{} does not contain the expected file {}", a.id, expected),
               "The manifest's \"root\" or \"expected_files\" does not match the archive; nothing was installed.", {}};
       return std::unexpected(std::move(e));
@@ -80,14 +81,14 @@ Status check_expected(const manifest::Artifact& a, const fs::path& dir) {
 
 // Puts `temp` in place of `dest` with renames only: an existing version is first moved aside
 // (to a sibling the next run removes), so `dest` is always either absent or complete.
-Status swap_into_place(const app::Home& home, const manifest::Artifact& a, const fs::path& temp, const fs::path& dest) {
+Status swap_into_place(const home::Home& home, const manifest::Artifact& a, const fs::path& temp, const fs::path& dest) {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(dest, ec))) {
     const fs::path old = layout::temp_sibling(home, a.component, a.version, "old");
     if (auto moved = platform::rename_with_retry(dest, old); !moved) return moved;
     if (auto placed = platform::rename_with_retry(temp, dest); !placed) return placed;
     fs::remove_all(old, ec);
-    if (ec) spdlog::warn("could not remove the replaced {}: {} (the next install removes it)", old.string(), ec.message());
+    if (ec) spdlog::warn("could not remove the replaced {}: {} (the next install removes it)", path_to_utf8(old), ec.message());
     return {};
   }
   return platform::rename_with_retry(temp, dest);
@@ -158,7 +159,7 @@ Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Reques
 
 // Fetches, extracts into a temporary sibling (during the download when it comes over HTTP),
 // checks, renames into place, writes the receipt, then points "current" at it.
-Status fresh_install(const PlanItem& item, const app::Home& home, const Options& options, Outcome& out) {
+Status fresh_install(const PlanItem& item, const home::Home& home, const Options& options, Outcome& out) {
   const auto& a = item.artifact;
   const auto fetch_started = Clock::now();
   fetch::Request request{{a.url}, a.sha256, a.size, a.file_name};
@@ -170,7 +171,7 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
   const fs::path temp = layout::temp_sibling(home, a.component, a.version, "tmp");
   std::error_code ec;
   fs::create_directories(temp.parent_path(), ec);
-  if (ec) return std::unexpected(platform::io_error("create folder", temp.parent_path(), ec));
+  if (ec) return std::unexpected(io_error("create folder", temp.parent_path(), ec));
   archive::ExtractOptions extract_options;
   extract_options.root = a.root;
   extract_options.cancel = options.cancel;
@@ -229,7 +230,7 @@ Status fresh_install(const PlanItem& item, const app::Home& home, const Options&
 
 // Decides from the receipt whether anything must be done; fills `out` when nothing must.
 // Returns the paths needing repair (empty: installed and intact), or nullopt: not installed.
-Result<std::optional<std::vector<std::string>>> installed_state(const PlanItem& item, const app::Home& home, bool full, Outcome& out) {
+Result<std::optional<std::vector<std::string>>> installed_state(const PlanItem& item, const home::Home& home, bool full, Outcome& out) {
   const auto& a = item.artifact;
   auto receipt = read_receipt(layout::receipt_path(home, a.component, a.version));
   std::error_code ec;
@@ -245,7 +246,7 @@ Result<std::optional<std::vector<std::string>>> installed_state(const PlanItem& 
   return std::optional(quick_check(*receipt, item.destination));
 }
 
-Outcome install_one(const PlanItem& item, const app::Home& home, const Options& options) {
+Outcome install_one(const PlanItem& item, const home::Home& home, const Options& options) {
   const auto started = Clock::now();
   Outcome out = outcome_for(item);
   auto state = installed_state(item, home, options.repair, out);
@@ -286,7 +287,7 @@ Outcome install_one(const PlanItem& item, const app::Home& home, const Options& 
   return out;
 }
 
-Result<platform::FileLock> take_lock(const app::Home& home, const Options& options) {
+Result<platform::FileLock> take_lock(const home::Home& home, const Options& options) {
   std::error_code ec;
   fs::create_directories(home.root, ec);
   platform::LockWait how;
@@ -325,7 +326,7 @@ std::string_view to_string(State state) {
   return "?";
 }
 
-Result<Report> run(const Plan& plan, const app::Home& home, const Options& options) {
+Result<Report> run(const Plan& plan, const home::Home& home, const Options& options) {
   Report report;
   platform::FileLock lock;
   if (!options.dry_run) {
@@ -363,7 +364,7 @@ nlohmann::json to_json(const Outcome& o) {
                       {"component", o.component},
                       {"version", o.version},
                       {"state", to_string(o.state)},
-                      {"destination", o.destination.string()},
+                      {"destination", path_to_utf8(o.destination)},
                       {"url", o.url},
                       {"size", o.size ? nlohmann::json(*o.size) : nlohmann::json(nullptr)},
                       {"sha256", o.sha256},
@@ -381,11 +382,7 @@ nlohmann::json to_json(const Outcome& o) {
   }
   if (o.state == State::repaired) j["repaired_files"] = o.repaired_files;
   if (o.error) {
-    j["error"] = {{"kind", zcuda::to_string(o.error->kind)},
-                  {"exit_code", exit_code(o.error->kind)},
-                  {"message", o.error->message},
-                  {"hint", o.error->hint},
-                  {"notes", o.error->notes}};
+    j["error"] = *o.error;
   }
   return j;
 }

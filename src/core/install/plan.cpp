@@ -21,7 +21,7 @@ bool named_by(const manifest::Artifact& a, const std::vector<std::string>& names
 
 }  // namespace
 
-Result<Plan> make_plan(const manifest::Manifest& manifest, const Selection& selection, const app::Home& home) {
+Result<Plan> make_plan(const manifest::Manifest& manifest, const Selection& selection, const home::Home& home) {
   Plan plan;
   plan.os = selection.os;
   plan.channel = selection.channel;

@@ -6,12 +6,12 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/record.hpp>
-#include <zcuda/core/version.hpp>
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/record.hpp>
+#include <zcuda/base/version.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "layout.hpp"
 
@@ -35,7 +35,7 @@ std::string_view type_name(Type type) {
 }
 
 fs::path under(const fs::path& dir, const std::string& relative) {
-  return dir / platform::path_from_utf8(relative);
+  return dir / path_from_utf8(relative);
 }
 
 }  // namespace
@@ -130,7 +130,7 @@ std::optional<Receipt> read_receipt(const fs::path& file) {
   return std::move(*receipt);
 }
 
-std::optional<Receipt> read_receipt(const app::Home& home, const std::string& component, const std::string& version) {
+std::optional<Receipt> read_receipt(const home::Home& home, const std::string& component, const std::string& version) {
   return read_receipt(layout::receipt_path(home, component, version));
 }
 
@@ -153,7 +153,7 @@ std::vector<std::string> quick_check(const Receipt& receipt, const fs::path& dir
     switch (f.type) {
       case Type::file: ok = fs::is_regular_file(status) && fs::file_size(path, ec) == f.size && !ec; break;
       case Type::directory: ok = fs::is_directory(status); break;
-      case Type::symlink: ok = fs::is_symlink(status) && fs::read_symlink(path, ec).generic_string() == f.link_target && !ec; break;
+      case Type::symlink: ok = fs::is_symlink(status) && generic_path_to_utf8(fs::read_symlink(path, ec)) == f.link_target && !ec; break;
     }
     if (!ok) bad.push_back(f.path);
   }
@@ -164,7 +164,7 @@ Result<std::vector<std::string>> full_check(const Receipt& receipt, const fs::pa
   std::vector<std::string> bad = quick_check(receipt, dir);
   for (const auto& f : receipt.files) {
     if (f.type != Type::file || std::find(bad.begin(), bad.end(), f.path) != bad.end()) continue;
-    auto digest = fetch::sha256_file(under(dir, f.path));
+    auto digest = sha256_file(under(dir, f.path));
     if (!digest) {
       if (digest.error().kind == ErrorKind::interrupted) return std::unexpected(digest.error());
       bad.push_back(f.path);
@@ -188,13 +188,13 @@ std::vector<std::string> quarantine_suspects(const Receipt& receipt, const fs::p
   return out;
 }
 
-std::vector<std::string> quarantine_suspects(const app::Home& home, const std::string& component, const std::string& version) {
+std::vector<std::string> quarantine_suspects(const home::Home& home, const std::string& component, const std::string& version) {
   const auto receipt = read_receipt(home, component, version);
   if (!receipt) return {};
   return quarantine_suspects(*receipt, layout::version_dir(home, component, version));
 }
 
-std::vector<std::string> quarantine_suspects_of_current(const app::Home& home, const std::string& component) {
+std::vector<std::string> quarantine_suspects_of_current(const home::Home& home, const std::string& component) {
   const auto version = layout::read_pointer(home, component);
   if (!version) return {};
   return quarantine_suspects(home, component, *version);

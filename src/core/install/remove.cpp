@@ -1,7 +1,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/file_lock.hpp>
@@ -16,13 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<Receipt> installed_receipts(const app::Home& home) {
+std::vector<Receipt> installed_receipts(const home::Home& home) {
   std::vector<Receipt> found;
   std::error_code ec;
   for (const auto& component : fs::directory_iterator(home.installs(), ec)) {
     std::error_code inner;
     for (const auto& entry : fs::directory_iterator(component.path(), inner)) {
-      const std::string name = entry.path().filename().string();
+      const std::string name = path_to_utf8(entry.path().filename());
       if (!name.ends_with(".receipt.json") || name.starts_with(".")) continue;
       if (auto receipt = read_receipt(entry.path())) found.push_back(std::move(*receipt));
     }
@@ -32,11 +33,11 @@ std::vector<Receipt> installed_receipts(const app::Home& home) {
 
 // Takes the version out of sight with one rename, then deletes it at leisure; the pointer goes
 // first so nothing is sent to a folder that is about to vanish.
-Status remove_version(const app::Home& home, const Receipt& r, const Options& options) {
+Status remove_version(const home::Home& home, const Receipt& r, const Options& options) {
   if (layout::read_pointer(home, r.component) == r.version) {
     std::error_code ec;
     fs::remove(layout::pointer_path(home, r.component), ec);
-    if (ec) return std::unexpected(platform::io_error("remove", layout::pointer_path(home, r.component), ec));
+    if (ec) return std::unexpected(io_error("remove", layout::pointer_path(home, r.component), ec));
   }
   const fs::path dir = layout::version_dir(home, r.component, r.version);
   std::error_code ec;
@@ -45,16 +46,16 @@ Status remove_version(const app::Home& home, const Receipt& r, const Options& op
     if (auto moved = platform::rename_with_retry(dir, doomed); !moved) return moved;
     platform::test_hooks::pause_at("remove-renamed", options.cancel);
     fs::remove_all(doomed, ec);
-    if (ec) spdlog::warn("could not delete {}: {} (the next install removes it)", doomed.string(), ec.message());
+    if (ec) spdlog::warn("could not delete {}: {} (the next install removes it)", path_to_utf8(doomed), ec.message());
   }
   fs::remove(layout::receipt_path(home, r.component, r.version), ec);
-  if (ec) return std::unexpected(platform::io_error("remove", layout::receipt_path(home, r.component, r.version), ec));
+  if (ec) return std::unexpected(io_error("remove", layout::receipt_path(home, r.component, r.version), ec));
   return {};
 }
 
 }  // namespace
 
-Result<Report> remove(const std::string& name, const app::Home& home, const Options& options) {
+Result<Report> remove(const std::string& name, const home::Home& home, const Options& options) {
   platform::FileLock lock;
   if (!options.dry_run) {
     platform::LockWait how;

@@ -7,7 +7,7 @@
 
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/platform/process.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::launch {
 
@@ -30,7 +30,7 @@ DetectedSettings settings_from_profile(const detect::Profile& profile) {
     }
     if (!chosen->gfx.empty()) settings.gfx = chosen->gfx;
   }
-  if (const auto* hip = profile.selected_hip()) settings.hip_root = platform::path_from_utf8(hip->root);
+  if (const auto* hip = profile.selected_hip()) settings.hip_root = path_from_utf8(hip->root);
   return settings;
 }
 
@@ -47,7 +47,7 @@ detect::Profile detect_for_launch(bool names) {
   return *profile;
 }
 
-void apply_detected(LaunchOptions& options, const DetectedSettings& detected) {
+void apply_detected(Options& options, const DetectedSettings& detected) {
   if (!options.device && detected.device) options.device = detected.device;
   if (!options.gfx && detected.gfx) options.gfx = detected.gfx;
   if (!options.hip_path && detected.hip_root) options.hip_path = detected.hip_root;

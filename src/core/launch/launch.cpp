@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/core/path_format.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/windows_system.hpp>
-#include <zcuda/platform/utf8.hpp>
 
 namespace zcuda::launch {
 
@@ -41,7 +41,7 @@ std::string prepend(const std::vector<fs::path>& first, const std::optional<std:
   std::string out;
   std::vector<std::string> seen;
   for (const auto& p : first) {
-    const std::string s = p.string();
+    const std::string s = path_to_utf8(p);
     if (!is_dir(p) || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
     seen.push_back(s);
     if (!out.empty()) out += list_separator(os);
@@ -54,11 +54,11 @@ std::string prepend(const std::vector<fs::path>& first, const std::optional<std:
   return out;
 }
 
-std::optional<fs::path> find_hip(const LaunchOptions& options, const platform::Environment& env) {
+std::optional<fs::path> find_hip(const Options& options, const platform::Environment& env) {
   if (options.hip_path) return options.hip_path;
-  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return platform::path_from_utf8(*hip);
+  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return path_from_utf8(*hip);
   if (options.os == Os::linux) {
-    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return platform::path_from_utf8(*rocm);
+    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return path_from_utf8(*rocm);
     if (is_dir("/opt/rocm")) return fs::path("/opt/rocm");
   }
   return std::nullopt;
@@ -99,7 +99,7 @@ constexpr std::uint16_t kMachineI386 = 0x14c;
 // DLL injected into it fails with "initialization routine failed". A program whose manifest
 // requires administrator rights cannot be started from a terminal that is not elevated (error
 // 740). Files that are not PE, or that do not parse, are left to Windows to judge.
-Status check_windows_program(const LaunchOptions& options, LaunchPlan& plan) {
+Status check_windows_program(const Options& options, LaunchPlan& plan) {
   auto read = binfmt::read_imports(plan.target);
   if (!read || !*read || (*read)->format != binfmt::Format::pe) return {};
   const binfmt::Imports& pe = **read;
@@ -141,14 +141,14 @@ Result<std::pair<std::string, std::string>> parse_assignment(std::string_view te
 
 Result<fs::path> resolve_program(const fs::path& program, const platform::Environment& env, Os os) {
   std::error_code ec;
-  const std::string text = program.string();
+  const std::string text = path_to_utf8(program);
   const bool has_separator = text.find('/') != std::string::npos || (os == Os::windows && text.find('\\') != std::string::npos);
   auto usable = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
   // Absolute, with the platform's own separators ("C:/Games/app.exe" is shown as C:\Games\app.exe).
   auto native = [](const fs::path& p) { return fs::absolute(p).make_preferred(); };
   if (has_separator || program.is_absolute()) {
     if (usable(program)) return native(program);
-    if (os == Os::windows && usable(platform::path_from_utf8(text + ".exe"))) return native(platform::path_from_utf8(text + ".exe"));
+    if (os == Os::windows && usable(path_from_utf8(text + ".exe"))) return native(path_from_utf8(text + ".exe"));
     return fail(ErrorKind::not_found, fmt::format("{} does not exist", program), "Check the program's path.");
   }
   // Windows also finds a program in the current folder.
@@ -159,19 +159,19 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
     while (start <= path->size()) {
       auto end = path->find(list_separator(os), start);
       if (end == std::string::npos) end = path->size();
-      if (end > start) dirs.push_back(platform::path_from_utf8(path->substr(start, end - start)));
+      if (end > start) dirs.push_back(path_from_utf8(path->substr(start, end - start)));
       start = end + 1;
     }
   }
   for (const auto& d : dirs) {
     if (usable(d / program)) return native(d / program);
-    if (os == Os::windows && usable(d / platform::path_from_utf8(text + ".exe"))) return native(d / platform::path_from_utf8(text + ".exe"));
+    if (os == Os::windows && usable(d / path_from_utf8(text + ".exe"))) return native(d / path_from_utf8(text + ".exe"));
   }
   return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
               "Give the program's path (for example ./" + text + ").");
 }
 
-Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base) {
+Result<LaunchPlan> prepare_launch(const Options& options, const platform::Environment& base) {
   const Os os = options.os;
   auto target = resolve_program(options.program, base, os);
   if (!target) return std::unexpected(target.error());
@@ -237,7 +237,7 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     std::error_code ec;
     if (fs::exists(runtime / "zluda_ld", ec)) {
       auto before = lookup(base, "LD_AUDIT", os);
-      set("LD_AUDIT", (runtime / "zluda_ld").string() + (before && !before->empty() ? ":" + *before : ""),
+      set("LD_AUDIT", path_to_utf8(runtime / "zluda_ld") + (before && !before->empty() ? ":" + *before : ""),
           "ZLUDA's loader redirects CUDA libraries a program loads by full path");
     }
   }
@@ -251,14 +251,14 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
     plan.through_launcher = true;
     if (options.launcher_join) {
       // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
-      auto command = launcher_command(*options.launcher_join, options.launcher_flags, platform::path_to_utf8(plan.target), options.args);
+      auto command = launcher_command(*options.launcher_join, options.launcher_flags, path_to_utf8(plan.target), options.args);
       if (!command) return std::unexpected(command.error());
       plan.args = std::move(*command);
       plan.launcher_join = options.launcher_join;
     } else {
       plan.args = options.launcher_flags;
       plan.args.push_back("--");
-      plan.args.push_back(platform::path_to_utf8(plan.target));
+      plan.args.push_back(path_to_utf8(plan.target));
       plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
     }
   } else {
@@ -268,7 +268,7 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   return plan;
 }
 
-Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base) {
+Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base) {
   auto target = resolve_program(options.program, base, options.os);
   if (!target) return std::unexpected(target.error());
   LaunchPlan plan;
@@ -290,8 +290,8 @@ nlohmann::json to_json(const LaunchPlan& plan) {
                        {"removed", c.removed},
                        {"why", c.why}});
   }
-  return {{"program", plan.target.string()},
-          {"executable", plan.program.string()},
+  return {{"program", path_to_utf8(plan.target)},
+          {"executable", path_to_utf8(plan.program)},
           {"through_launcher", plan.through_launcher},
           {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},

@@ -6,15 +6,15 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/record.hpp>
-#include <zcuda/core/version.hpp>
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/record.hpp>
+#include <zcuda/base/sha256.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
-#include <zcuda/platform/utf8.hpp>
-#include <zcuda/verify/verify.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/launch/probe_location.hpp>
 
 namespace zcuda::launch {
 
@@ -66,7 +66,7 @@ std::optional<std::vector<std::string>> parse_echo_output(std::string_view out) 
 }
 
 Result<LauncherRecord> learn_launcher(const fs::path& zluda_exe, const fs::path& echo_program) {
-  const std::string program = platform::path_to_utf8(echo_program);
+  const std::string program = zcuda::path_to_utf8(echo_program);
   platform::ProcessSpec spec;
   spec.program = zluda_exe;
   spec.args = {"--", program};
@@ -97,7 +97,7 @@ Result<LauncherRecord> learn_launcher(const fs::path& zluda_exe, const fs::path&
                             json(sample).dump(), json(*received).dump()),
                 "Launch without ZLUDA's launcher: zcuda run --direct ...");
   }
-  auto digest = fetch::sha256_file(zluda_exe);
+  auto digest = zcuda::sha256_file(zluda_exe);
   if (!digest) return std::unexpected(digest.error());
   LauncherRecord record;
   record.sha256 = *digest;
@@ -111,7 +111,7 @@ Result<LauncherRecord> learn_launcher(const fs::path& zluda_exe, const fs::path&
 
 Result<LauncherJoin> known_launcher_join(const fs::path& zluda_exe, const fs::path& echo_program,
                                          const std::optional<fs::path>& state_dir) {
-  auto digest = fetch::sha256_file(zluda_exe);
+  auto digest = zcuda::sha256_file(zluda_exe);
   if (!digest) return std::unexpected(digest.error());
   if (state_dir) {
     const auto file = launcher_record_path(*state_dir, *digest);
@@ -151,14 +151,14 @@ Result<std::optional<LauncherJoin>> launcher_join_for_runtime(const fs::path& ru
   std::error_code ec;
   if (os != platform::Os::windows || runtime_dir.empty() || !fs::is_regular_file(launcher, ec)) return std::optional<LauncherJoin>{};
   // The echo target is verify's own worker, which ships beside zcuda.
-  auto probe = verify::find_probe();
+  auto probe = find_probe();
   if (!probe) return std::unexpected(std::move(probe.error()).with_note("zcuda needs it to learn how zluda.exe passes arguments"));
   auto join = known_launcher_join(launcher, *probe, state_dir);
   if (!join) return std::unexpected(join.error());
   return std::optional<LauncherJoin>(*join);
 }
 
-Status learn_launcher_join(LaunchOptions& options, const std::optional<fs::path>& state_dir) {
+Status learn_launcher_join(Options& options, const std::optional<fs::path>& state_dir) {
   if (options.direct) return {};
   auto join = launcher_join_for_runtime(options.runtime.dir, state_dir, options.os);
   if (!join) return std::unexpected(join.error());

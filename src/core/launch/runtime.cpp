@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::launch {
 
@@ -29,7 +29,7 @@ bool holds_driver(const fs::path& dir) {
 
 // The installed version's folder: the files at its top or in the archive's zluda/ folder.
 std::optional<fs::path> installed_version_dir(const fs::path& base, const std::string& version) {
-  const fs::path dir = base / platform::path_from_utf8(version);
+  const fs::path dir = base / path_from_utf8(version);
   for (const fs::path& candidate : {dir, dir / "zluda"}) {
     if (holds_driver(candidate)) return candidate;
   }
@@ -40,8 +40,8 @@ std::vector<std::string> installed_versions(const fs::path& base) {
   std::vector<std::string> out;
   std::error_code ec;
   for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && installed_version_dir(base, platform::path_to_utf8(it->path().filename()))) {
-      out.push_back(platform::path_to_utf8(it->path().filename()));
+    if (it->is_directory(ec) && installed_version_dir(base, path_to_utf8(it->path().filename()))) {
+      out.push_back(path_to_utf8(it->path().filename()));
     }
   }
   std::sort(out.begin(), out.end());
@@ -50,7 +50,7 @@ std::vector<std::string> installed_versions(const fs::path& base) {
 
 }  // namespace
 
-Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const app::Home& home) {
+Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const home::Home& home) {
   if (!spec) {
     auto located = locate_runtime(std::nullopt, home);
     if (!located) return std::unexpected(located.error());
@@ -63,7 +63,7 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
     if (auto dir = installed_version_dir(base, *spec)) return std::optional<RuntimeLocation>(RuntimeLocation{*dir, "installed", *spec});
   }
   std::error_code ec;
-  const fs::path folder = platform::path_from_utf8(*spec);
+  const fs::path folder = path_from_utf8(*spec);
   if (fs::is_directory(folder, ec)) {
     auto located = locate_runtime(folder, home);
     if (!located) return std::unexpected(located.error());
@@ -76,7 +76,7 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
                                : fmt::format("Installed: {}. Or give a ZLUDA folder, or 'native' for no ZLUDA.", fmt::join(versions, ", ")));
 }
 
-Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, const app::Home& home) {
+Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, const home::Home& home) {
   std::error_code ec;
   if (flag) {
     if (!fs::is_directory(*flag, ec)) {
@@ -95,7 +95,7 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
   if (version.empty() || version.find_first_of("/\\:") != std::string::npos || version == "." || version == "..") {
     return fail(ErrorKind::invalid_input, fmt::format("{} does not name a version", pointer), none_hint);
   }
-  const fs::path dir = base / platform::path_from_utf8(version);
+  const fs::path dir = base / path_from_utf8(version);
   // ZLUDA's archives hold one top folder, zluda/; accept the files at either level.
   if (auto found = installed_version_dir(base, version)) return RuntimeLocation{*found, "installed", version};
   return fail(ErrorKind::not_found, fmt::format("The installed ZLUDA {} is missing from {}", version, dir),

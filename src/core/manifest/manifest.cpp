@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
 
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/manifest/embedded.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -104,7 +107,12 @@ struct Fields {
   }
 };
 
-Result<Artifact> parse_artifact(const json& entry, const std::string& path, const Checker& check) {
+// parse_artifact reads an entry in four steps, each filling its part of the Artifact: what it
+// is (identity), where its bytes come from and what they are (source), what is inside
+// (contents), and the terms it comes with (terms). Each step stops at the first bad field, with
+// that field's JSON path.
+
+Status check_known_fields(const json& entry, const std::string& path, const Checker& check) {
   if (!entry.is_object()) return check.error(path, "expected an object, got " + type_name(entry));
   static const std::set<std::string> known = {"id", "component", "version", "channel", "os", "url", "mirrors",
                                               "sha256", "size", "archive", "root", "optional", "license",
@@ -112,56 +120,78 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
   for (const auto& [key, value] : entry.items()) {
     if (!known.contains(key)) return check.error(path + "." + key, "unknown field (format 1 has no such field; a typo?)");
   }
-  Fields f{entry, path, check};
-  Artifact a;
-  a.entry = entry;
+  return {};
+}
 
-#define ZCUDA_TRY_STRING(var, key, required)       \
-  auto var = f.string(key, required);              \
-  if (!var) return std::unexpected(var.error());
+// A list field whose items are strings, each checked by `valid` (which names what it expects).
+Result<std::vector<std::string>> string_list(const Fields& f, const std::string& key, const char* expected_list,
+                                             const std::function<std::optional<std::string>(const std::string&)>& invalid) {
+  std::vector<std::string> out;
+  auto list = f.get(key.c_str(), false);
+  if (!list) return std::unexpected(list.error());
+  if (!*list) return out;
+  if (!(*list)->is_array()) return f.check.error(f.path + "." + key, std::string(expected_list) + ", got " + type_name(**list));
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    const auto& item = (**list)[i];
+    const std::string item_path = fmt::format("{}.{}[{}]", f.path, key, i);
+    if (!item.is_string()) return f.check.error(item_path, "expected a string, got " + type_name(item));
+    if (auto why = invalid(item.get<std::string>())) return f.check.error(item_path, *why);
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
 
-  ZCUDA_TRY_STRING(id, "id", true)
+Status parse_identity(const Fields& f, Artifact& a) {
+  const std::string& path = f.path;
+  const Checker& check = f.check;
+  auto id = f.string("id", true);
+  if (!id) return std::unexpected(id.error());
   if (!is_name(**id, false)) return check.error(path + ".id", fmt::format("\"{}\" is not a valid id (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **id));
   a.id = **id;
 
-  ZCUDA_TRY_STRING(component, "component", true)
+  auto component = f.string("component", true);
+  if (!component) return std::unexpected(component.error());
   if (!is_name(**component, true)) return check.error(path + ".component", fmt::format("\"{}\" is not a valid component name (lowercase letters, digits, '-', '_')", **component));
   a.component = **component;
 
-  ZCUDA_TRY_STRING(version, "version", true)
+  auto version = f.string("version", true);
+  if (!version) return std::unexpected(version.error());
   if (!is_name(**version, false)) return check.error(path + ".version", fmt::format("\"{}\" is not a valid version (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **version));
   a.version = **version;
 
-  ZCUDA_TRY_STRING(channel, "channel", false)
+  auto channel = f.string("channel", false);
+  if (!channel) return std::unexpected(channel.error());
   if (*channel) {
     if (**channel != "stable" && **channel != "latest") return check.error(path + ".channel", fmt::format("expected \"stable\" or \"latest\", got \"{}\"", **channel));
     a.channel = **channel;
   }
 
-  ZCUDA_TRY_STRING(os, "os", true)
+  auto os = f.string("os", true);
+  if (!os) return std::unexpected(os.error());
   if (**os == "windows") a.os = TargetOs::windows;
   else if (**os == "linux") a.os = TargetOs::linux;
   else if (**os == "any") a.os = TargetOs::any;
   else return check.error(path + ".os", fmt::format("expected \"windows\", \"linux\" or \"any\", got \"{}\"", **os));
+  return {};
+}
 
-  ZCUDA_TRY_STRING(url, "url", true)
+Status parse_source(const Fields& f, Artifact& a) {
+  const std::string& path = f.path;
+  const Checker& check = f.check;
+  auto url = f.string("url", true);
+  if (!url) return std::unexpected(url.error());
   if (!url_scheme_ok(**url)) return check.error(path + ".url", fmt::format("expected an https://, http:// or file:// URL, got \"{}\"", **url));
   a.url = **url;
 
-  auto mirrors = f.get("mirrors", false);
+  auto mirrors = string_list(f, "mirrors", "expected a list of URLs", [](const std::string& m) -> std::optional<std::string> {
+    if (url_scheme_ok(m)) return std::nullopt;
+    return fmt::format("expected an https://, http:// or file:// URL, got \"{}\"", m);
+  });
   if (!mirrors) return std::unexpected(mirrors.error());
-  if (*mirrors) {
-    if (!(*mirrors)->is_array()) return check.error(path + ".mirrors", "expected a list of URLs, got " + type_name(**mirrors));
-    for (std::size_t i = 0; i < (*mirrors)->size(); ++i) {
-      const auto& m = (**mirrors)[i];
-      std::string mpath = fmt::format("{}.mirrors[{}]", path, i);
-      if (!m.is_string()) return check.error(mpath, "expected a string, got " + type_name(m));
-      if (!url_scheme_ok(m.get<std::string>())) return check.error(mpath, fmt::format("expected an https://, http:// or file:// URL, got \"{}\"", m.get<std::string>()));
-      a.mirrors.push_back(m.get<std::string>());
-    }
-  }
+  a.mirrors = std::move(*mirrors);
 
-  ZCUDA_TRY_STRING(sha256, "sha256", true)
+  auto sha256 = f.string("sha256", true);
+  if (!sha256) return std::unexpected(sha256.error());
   const std::string& digest = **sha256;
   if (digest.size() != 64) return check.error(path + ".sha256", fmt::format("expected 64 hex digits, got {}", digest.size()));
   for (std::size_t i = 0; i < digest.size(); ++i) {
@@ -169,8 +199,7 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
       return check.error(path + ".sha256", fmt::format("expected hex digits, found '{}' at position {}", digest[i], i + 1));
     }
   }
-  a.sha256 = digest;
-  std::transform(a.sha256.begin(), a.sha256.end(), a.sha256.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  a.sha256 = ascii_lower(digest);
 
   auto size = f.get("size", false);
   if (!size) return std::unexpected(size.error());
@@ -181,13 +210,28 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
     a.size = (*size)->get<std::uint64_t>();
   }
 
-  ZCUDA_TRY_STRING(archive, "archive", true)
+  auto file_name = f.string("file_name", false);
+  if (!file_name) return std::unexpected(file_name.error());
+  a.file_name = *file_name ? **file_name : file_name_of(a.url);
+  if (!is_single_file_name(a.file_name)) {
+    if (*file_name) return check.error(path + ".file_name", fmt::format("\"{}\" is not a plain file name", a.file_name));
+    return check.error(path + ".url", "has no usable file name at its end; add \"file_name\"");
+  }
+  return {};
+}
+
+Status parse_contents(const Fields& f, Artifact& a) {
+  const std::string& path = f.path;
+  const Checker& check = f.check;
+  auto archive = f.string("archive", true);
+  if (!archive) return std::unexpected(archive.error());
   if (**archive == "zip") a.archive = ArchiveKind::zip;
   else if (**archive == "tar.gz") a.archive = ArchiveKind::tar_gz;
   else if (**archive == "none") a.archive = ArchiveKind::none;
   else return check.error(path + ".archive", fmt::format("expected \"zip\", \"tar.gz\" or \"none\", got \"{}\"", **archive));
 
-  ZCUDA_TRY_STRING(root, "root", false)
+  auto root = f.string("root", false);
+  if (!root) return std::unexpected(root.error());
   if (*root) {
     std::string r = **root;
     while (r.size() > 1 && r.back() == '/') r.pop_back();
@@ -196,6 +240,18 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
     a.root = r;
   }
 
+  auto expected = string_list(f, "expected_files", "expected a list of paths", [](const std::string& e) -> std::optional<std::string> {
+    if (is_safe_relative_path(e)) return std::nullopt;
+    return fmt::format("\"{}\" is not a relative path with '/' separators", e);
+  });
+  if (!expected) return std::unexpected(expected.error());
+  a.expected_files = std::move(*expected);
+  return {};
+}
+
+Status parse_terms(const Fields& f, Artifact& a) {
+  const std::string& path = f.path;
+  const Checker& check = f.check;
   auto optional = f.get("optional", false);
   if (!optional) return std::unexpected(optional.error());
   if (*optional) {
@@ -203,33 +259,24 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
     a.optional = (*optional)->get<bool>();
   }
 
-  ZCUDA_TRY_STRING(license, "license", true)
+  auto license = f.string("license", true);
+  if (!license) return std::unexpected(license.error());
   a.license = **license;
-
-  ZCUDA_TRY_STRING(file_name, "file_name", false)
-  a.file_name = *file_name ? **file_name : file_name_of(a.url);
-  if (!is_single_file_name(a.file_name)) {
-    if (*file_name) return check.error(path + ".file_name", fmt::format("\"{}\" is not a plain file name", a.file_name));
-    return check.error(path + ".url", "has no usable file name at its end; add \"file_name\"");
-  }
-
-  auto expected = f.get("expected_files", false);
-  if (!expected) return std::unexpected(expected.error());
-  if (*expected) {
-    if (!(*expected)->is_array()) return check.error(path + ".expected_files", "expected a list of paths, got " + type_name(**expected));
-    for (std::size_t i = 0; i < (*expected)->size(); ++i) {
-      const auto& e = (**expected)[i];
-      std::string epath = fmt::format("{}.expected_files[{}]", path, i);
-      if (!e.is_string()) return check.error(epath, "expected a string, got " + type_name(e));
-      if (!is_safe_relative_path(e.get<std::string>())) return check.error(epath, fmt::format("\"{}\" is not a relative path with '/' separators", e.get<std::string>()));
-      a.expected_files.push_back(e.get<std::string>());
-    }
-  }
 
   auto notes = f.get("notes", false);
   if (!notes) return std::unexpected(notes.error());
   if (*notes && !(*notes)->is_string()) return check.error(path + ".notes", "expected a string, got " + type_name(**notes));
-#undef ZCUDA_TRY_STRING
+  return {};
+}
+
+Result<Artifact> parse_artifact(const json& entry, const std::string& path, const Checker& check) {
+  if (auto known = check_known_fields(entry, path, check); !known) return std::unexpected(known.error());
+  const Fields f{entry, path, check};
+  Artifact a;
+  a.entry = entry;
+  for (auto step : {parse_identity, parse_source, parse_contents, parse_terms}) {
+    if (auto done = step(f, a); !done) return std::unexpected(done.error());
+  }
   return a;
 }
 
@@ -342,7 +389,7 @@ Result<Manifest> load_file(const std::filesystem::path& file) {
     if (e.kind == ErrorKind::not_found) e.hint = "Check the path given to --manifest.";
     return std::unexpected(std::move(e));
   }
-  return parse(*text, file.string());
+  return parse(*text, path_to_utf8(file));
 }
 
 Result<Manifest> load_embedded() {

@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "utf8_win32.hpp"
 
 namespace zcuda::platform {
 
 Result<DynamicLibrary> DynamicLibrary::open(const std::string& name) {
-  std::filesystem::path p = platform::path_from_utf8(name);
+  std::filesystem::path p = path_from_utf8(name);
   // A bare name uses the default search order (application folder, System32, PATH), as the
   // programs zcuda serves do; a path loads exactly that file and its folder's dependencies.
   DWORD flags = p.has_parent_path() ? LOAD_WITH_ALTERED_SEARCH_PATH : 0;

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::platform {

@@ -15,23 +15,11 @@
 #include <unistd.h>
 #endif
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 
 namespace zcuda::platform {
 
 namespace fs = std::filesystem;
-
-Error io_error(std::string_view action, const fs::path& path, std::error_code ec) {
-  Error error{ErrorKind::io, fmt::format("Could not {} {}: {}", action, path, ec.message()), {}, {}};
-  if (ec == std::errc::no_space_on_device || ec == std::errc::file_too_large) {
-    error.hint = "The disk is full. Free some space (or choose another folder with --home) and run the command again; nothing was left half-written.";
-  } else if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted) {
-    error.hint = "Check that you may write there, or choose another folder with --home.";
-  } else if (ec == std::errc::read_only_file_system) {
-    error.hint = "The file system is read-only; choose another folder with --home.";
-  }
-  return error;
-}
 
 Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
@@ -87,7 +75,7 @@ Status flush_to_disk(const fs::path& path) {
 }
 }  // namespace
 
-Status write_file_atomic(const fs::path& path, std::string_view content) {
+Status write_file_atomic(const fs::path& path, std::string_view content, Durability durability) {
   std::error_code ec;
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
@@ -107,9 +95,11 @@ Status write_file_atomic(const fs::path& path, std::string_view content) {
       return std::unexpected(io_error("write", path, write_ec));
     }
   }
-  if (auto flushed = flush_to_disk(temp); !flushed) {
-    fs::remove(temp, ec);
-    return flushed;
+  if (durability == Durability::flushed) {
+    if (auto flushed = flush_to_disk(temp); !flushed) {
+      fs::remove(temp, ec);
+      return flushed;
+    }
   }
   if (auto renamed = rename_with_retry(temp, path); !renamed) {
     fs::remove(temp, ec);

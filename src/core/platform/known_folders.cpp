@@ -11,7 +11,7 @@
 #include <unistd.h>
 #endif
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::platform {
 

@@ -9,17 +9,15 @@
 #include <cstring>
 #endif
 
+#include <zcuda/base/ascii.hpp>
+
 namespace zcuda::platform {
 
 std::optional<std::string> variable_key(const Environment& env, std::string_view name, Os os) {
   if (auto it = env.find(std::string(name)); it != env.end()) return it->first;
   if (os != Os::windows) return std::nullopt;
   for (const auto& [key, value] : env) {
-    if (std::ranges::equal(key, name, [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return key;
-    }
+    if (ascii_iequals(key, name)) return key;
   }
   return std::nullopt;
 }

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 
 extern char** environ;
 
@@ -146,134 +146,135 @@ Environment current_environment() {
   return env;
 }
 
-Result<ProcessResult> run_process(const ProcessSpec& spec) {
-  std::string program = spec.program.string();
-  std::vector<std::string> storage;
-  storage.reserve(spec.args.size() + 1);
-  storage.push_back(program);
-  storage.insert(storage.end(), spec.args.begin(), spec.args.end());
+// run_process's steps: the argument and environment arrays exec needs, the start (fork, exec,
+// and exec's errno back through a close-on-exec pipe), reading the captured streams until they
+// close (or the timeout or Ctrl-C ends it), waiting for the exit, and the exit status.
+namespace {
+
+// Strings with the char* arrays execvp and environ take, which point into them.
+struct ExecArrays {
+  std::vector<std::string> args;
   std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  std::vector<std::string> env_storage;
+  std::vector<std::string> env;
   std::vector<char*> envp;
+};
+
+void fill_exec_arrays(const ProcessSpec& spec, const std::string& program, ExecArrays& arrays) {
+  arrays.args.reserve(spec.args.size() + 1);
+  arrays.args.push_back(program);
+  arrays.args.insert(arrays.args.end(), spec.args.begin(), spec.args.end());
+  for (auto& a : arrays.args) arrays.argv.push_back(a.data());
+  arrays.argv.push_back(nullptr);
   if (spec.environment) {
-    for (const auto& [key, value] : *spec.environment) env_storage.push_back(key + "=" + value);
-    for (auto& s : env_storage) envp.push_back(s.data());
-    envp.push_back(nullptr);
+    for (const auto& [key, value] : *spec.environment) arrays.env.push_back(key + "=" + value);
+    for (auto& e : arrays.env) arrays.envp.push_back(e.data());
+    arrays.envp.push_back(nullptr);
   }
+}
 
-  Pipe error_pipe, out_pipe, err_pipe;
-  if (!error_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
-  const bool capture = spec.streams != StreamMode::inherit;
-  const bool tee = spec.streams == StreamMode::tee;
-  if (capture && (!out_pipe.open() || !err_pipe.open())) return fail(ErrorKind::internal, "Could not create a pipe");
-  const bool tail = !capture && spec.stderr_tail > 0;
-  if (tail && !err_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
-
-  SignalGuard guard(!capture);
-  const auto started = Clock::now();
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(errno)));
-  if (pid == 0) child_exec(spec, argv, spec.environment ? envp.data() : nullptr, error_pipe.write, out_pipe.write, err_pipe.write, parent);
-  if (capture) setpgid(pid, pid);  // also set here so a kill cannot race the child's own setpgid
-  g_forward_pid = capture ? 0 : pid;
-
-  Pipe::close_fd(error_pipe.write);
-  Pipe::close_fd(out_pipe.write);
-  Pipe::close_fd(err_pipe.write);
+// After fork: the errno exec failed with, as an error, or nothing when the program runs.
+Status exec_outcome(int error_read_fd, pid_t pid, const std::string& program) {
   int exec_errno = 0;
-  if (read(error_pipe.read, &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno)) {
-    waitpid(pid, nullptr, 0);
-    if (exec_errno == ENOENT) {
-      return fail(ErrorKind::not_found, fmt::format("{} was not found", program),
-                  "Check the program's path, or that it is on PATH.");
-    }
-    return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(exec_errno)),
-                exec_errno == EACCES ? "Check that the file is executable (chmod +x)." : "");
+  if (read(error_read_fd, &exec_errno, sizeof exec_errno) != static_cast<ssize_t>(sizeof exec_errno)) return {};
+  waitpid(pid, nullptr, 0);
+  if (exec_errno == ENOENT) {
+    return fail(ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.");
   }
+  return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(exec_errno)),
+              exec_errno == EACCES ? "Check that the file is executable (chmod +x)." : "");
+}
 
-  ProcessResult result;
-  bool killed_for_timeout = false;
-  if (capture) {
-    pollfd fds[2] = {{out_pipe.read, POLLIN, 0}, {err_pipe.read, POLLIN, 0}};
-    int open_count = 2;
-    while (open_count > 0) {
-      int wait_ms = 200;
-      if (cancel_requested(spec)) {
+// What ended the run early, if anything.
+struct Ending {
+  bool timed_out = false;
+  bool cancelled = false;
+};
+
+// Reads the child's stdout and stderr until both close, or kills its group on timeout or Ctrl-C.
+void read_streams(const ProcessSpec& spec, pid_t pid, int out_fd, int err_fd, Clock::time_point started, ProcessResult& result,
+                  Ending& ending) {
+  const bool tee = spec.streams == StreamMode::tee;
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  int open_count = 2;
+  while (open_count > 0) {
+    int wait_ms = 200;
+    if (cancel_requested(spec)) {
+      kill(-pid, SIGKILL);
+      ending.cancelled = true;
+      return;
+    }
+    if (spec.timeout) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now());
+      if (left.count() <= 0) {
         kill(-pid, SIGKILL);
-        result.cancelled = true;
-        break;
+        ending.timed_out = true;
+        return;
       }
-      if (spec.timeout) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now());
-        if (left.count() <= 0) {
-          kill(-pid, SIGKILL);
-          killed_for_timeout = true;
-          break;
-        }
-        wait_ms = static_cast<int>(std::min<long long>(left.count(), 200));
-      }
-      if (poll(fds, 2, wait_ms) <= 0) continue;
-      for (int i = 0; i < 2; ++i) {
-        if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-        char buffer[65536];
-        ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
-        if (n <= 0) {
-          fds[i].fd = -1;
-          --open_count;
-        } else {
-          append_limited(i == 0 ? result.out : result.err, buffer, static_cast<std::size_t>(n), spec.capture_limit);
-          if (tee) pass_through(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buffer, static_cast<std::size_t>(n));
-        }
-      }
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 200));
     }
-  }
-
-  int status = 0;
-  bool reaped = false;
-  if (tail) {
-    // Pass stderr on as it arrives and keep its tail. After the child ended a grandchild may
-    // still hold the pipe: what arrives within a moment is taken, then zcuda stops reading.
-    pollfd fd{err_pipe.read, POLLIN, 0};
-    std::optional<Clock::time_point> ended;
-    while (true) {
-      if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
-        reaped = true;
-        ended = Clock::now();
-      }
-      if (ended && Clock::now() - *ended > std::chrono::milliseconds(500)) break;
-      const int ready = poll(&fd, 1, reaped ? 50 : 100);
-      if (ready < 0 && errno != EINTR) break;
-      if (ready <= 0) {
-        if (reaped) break;
-        continue;
-      }
+    if (poll(fds, 2, wait_ms) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       char buffer[65536];
-      const ssize_t n = read(fd.fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // end of file: every writer is gone
-      pass_through(STDERR_FILENO, buffer, static_cast<std::size_t>(n));
-      append_tail(result.err_tail, std::string_view(buffer, static_cast<std::size_t>(n)), spec.stderr_tail);
+      ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n <= 0) {
+        fds[i].fd = -1;
+        --open_count;
+      } else {
+        append_limited(i == 0 ? result.out : result.err, buffer, static_cast<std::size_t>(n), spec.capture_limit);
+        if (tee) pass_through(i == 0 ? STDOUT_FILENO : STDERR_FILENO, buffer, static_cast<std::size_t>(n));
+      }
     }
   }
+}
+
+// Passes the child's stderr on as it arrives and keeps its tail (ProcessSpec::stderr_tail).
+// After the child ended a grandchild may still hold the pipe: what arrives within a moment is
+// taken, then zcuda stops reading. True when the child was reaped here (its status in `status`).
+bool pass_stderr_keeping_tail(const ProcessSpec& spec, pid_t pid, int err_fd, ProcessResult& result, int& status) {
+  bool reaped = false;
+  pollfd fd{err_fd, POLLIN, 0};
+  std::optional<Clock::time_point> ended;
+  while (true) {
+    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+      reaped = true;
+      ended = Clock::now();
+    }
+    if (ended && Clock::now() - *ended > std::chrono::milliseconds(500)) break;
+    const int ready = poll(&fd, 1, reaped ? 50 : 100);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) {
+      if (reaped) break;
+      continue;
+    }
+    char buffer[65536];
+    const ssize_t n = read(fd.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file: every writer is gone
+    pass_through(STDERR_FILENO, buffer, static_cast<std::size_t>(n));
+    append_tail(result.err_tail, std::string_view(buffer, static_cast<std::size_t>(n)), spec.stderr_tail);
+  }
+  return reaped;
+}
+
+// Waits for the child to exit; its wait status.
+int wait_for_exit(const ProcessSpec& spec, pid_t pid, bool capture, Clock::time_point started, Ending& ending) {
+  int status = 0;
   unsigned poll_us = 50;
-  while (!reaped) {
+  while (true) {
     // A child that closed its streams but runs on still answers to the timeout and to Ctrl-C.
-    if (!killed_for_timeout && !result.cancelled && (spec.timeout || spec.cancel != nullptr)) {
+    if (!ending.timed_out && !ending.cancelled && (spec.timeout || spec.cancel != nullptr)) {
       pid_t done = waitpid(pid, &status, WNOHANG);
       if (done == pid) break;
       if (done < 0 && errno != EINTR) break;
       if (cancel_requested(spec)) {
         kill(capture ? -pid : pid, SIGKILL);
-        result.cancelled = true;
+        ending.cancelled = true;
         continue;
       }
       if (spec.timeout && Clock::now() >= started + *spec.timeout) {
         kill(capture ? -pid : pid, SIGKILL);
-        killed_for_timeout = true;
+        ending.timed_out = true;
         continue;
       }
       // A child whose streams just closed is usually exiting: look again soon, then less often.
@@ -284,16 +285,60 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (waitpid(pid, &status, 0) == pid) break;
     if (errno != EINTR) break;
   }
-  // The tree of a captured child lives in its own group: make sure nothing of it survives.
-  if (capture) kill(-pid, SIGKILL);
-  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  result.timed_out = killed_for_timeout;
+  return status;
+}
+
+void set_exit_status(int status, ProcessResult& result) {
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
     result.exit_code = 128 + WTERMSIG(status);
   }
+}
+
+}  // namespace
+
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  const std::string program = spec.program.string();  // POSIX: the file system's own bytes
+  ExecArrays arrays;
+  fill_exec_arrays(spec, program, arrays);
+
+  Pipe error_pipe, out_pipe, err_pipe;
+  if (!error_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
+  const bool capture = spec.streams != StreamMode::inherit;
+  if (capture && (!out_pipe.open() || !err_pipe.open())) return fail(ErrorKind::internal, "Could not create a pipe");
+  const bool tail = !capture && spec.stderr_tail > 0;
+  if (tail && !err_pipe.open()) return fail(ErrorKind::internal, "Could not create a pipe");
+
+  SignalGuard guard(!capture);
+  const auto started = Clock::now();
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, std::strerror(errno)));
+  if (pid == 0) {
+    child_exec(spec, arrays.argv, spec.environment ? arrays.envp.data() : nullptr, error_pipe.write, out_pipe.write, err_pipe.write, parent);
+  }
+  if (capture) setpgid(pid, pid);  // also set here so a kill cannot race the child's own setpgid
+  g_forward_pid = capture ? 0 : pid;
+
+  Pipe::close_fd(error_pipe.write);
+  Pipe::close_fd(out_pipe.write);
+  Pipe::close_fd(err_pipe.write);
+  if (auto started_ok = exec_outcome(error_pipe.read, pid, program); !started_ok) return std::unexpected(started_ok.error());
+
+  ProcessResult result;
+  Ending ending;
+  if (capture) read_streams(spec, pid, out_pipe.read, err_pipe.read, started, result, ending);
+  int status = 0;
+  const bool reaped = tail && pass_stderr_keeping_tail(spec, pid, err_pipe.read, result, status);
+  if (!reaped) status = wait_for_exit(spec, pid, capture, started, ending);
+  // The tree of a captured child lives in its own group: make sure nothing of it survives.
+  if (capture) kill(-pid, SIGKILL);
+  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  result.timed_out = ending.timed_out;
+  result.cancelled = ending.cancelled;
+  set_exit_status(status, result);
   return result;
 }
 

@@ -2,7 +2,7 @@
 
 #include <windows.h>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "utf8_win32.hpp"
 
@@ -115,101 +115,89 @@ Environment current_environment() {
   return env;
 }
 
-Result<ProcessResult> run_process(const ProcessSpec& spec) {
-  // The command line is built in UTF-8 (the arguments are) and widened once for CreateProcessW.
-  std::string program = path_to_utf8(spec.program);
-  std::wstring command_line = widen(command_line_of(program, spec));
+namespace {
 
-  std::wstring env_block;
-  if (spec.environment) {
-    // Windows wants the block sorted case-insensitively; std::map sorts case-sensitively, which
-    // CreateProcess accepts but is documented as required for some lookups, so sort properly.
-    std::vector<std::wstring> entries;
-    for (const auto& [key, value] : *spec.environment) entries.push_back(widen(key) + L"=" + widen(value));
-    std::sort(entries.begin(), entries.end(), [](const std::wstring& a, const std::wstring& b) {
-      return CompareStringOrdinal(a.c_str(), -1, b.c_str(), -1, TRUE) == CSTR_LESS_THAN;
-    });
-    for (const auto& e : entries) {
-      env_block += e;
-      env_block.push_back(L'\0');
-    }
-    env_block.push_back(L'\0');
+// run_process's steps: the environment block, the standard handles (pipes when capturing),
+// the job object that ties the tree to zcuda, the start (suspended, put in the job, resumed),
+// the wait in slices that sees the timeout and Ctrl-C, and the exit status.
+
+std::wstring environment_block(const Environment& environment) {
+  // Windows wants the block sorted case-insensitively; std::map sorts case-sensitively, which
+  // CreateProcess accepts but is documented as required for some lookups, so sort properly.
+  std::vector<std::wstring> entries;
+  for (const auto& [key, value] : environment) entries.push_back(widen(key) + L"=" + widen(value));
+  std::sort(entries.begin(), entries.end(), [](const std::wstring& a, const std::wstring& b) {
+    return CompareStringOrdinal(a.c_str(), -1, b.c_str(), -1, TRUE) == CSTR_LESS_THAN;
+  });
+  std::wstring block;
+  for (const auto& e : entries) {
+    block += e;
+    block.push_back(L'\0');
   }
+  block.push_back(L'\0');
+  return block;
+}
 
-  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+// The child's stdin (NUL), stdout and stderr (pipes) when its output is captured.
+struct StdHandles {
   Handle out_read, out_write, err_read, err_write, null_in;
-  const bool capture = spec.streams != StreamMode::inherit;
-  const bool tee = spec.streams == StreamMode::tee;
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  if (capture) {
-    if (!CreatePipe(&out_read.h, &out_write.h, &inheritable, 0) || !CreatePipe(&err_read.h, &err_write.h, &inheritable, 0)) {
-      return fail(ErrorKind::internal, "Could not create a pipe");
-    }
-    SetHandleInformation(out_read.h, HANDLE_FLAG_INHERIT, 0);
-    SetHandleInformation(err_read.h, HANDLE_FLAG_INHERIT, 0);
-    null_in.h = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inheritable, OPEN_EXISTING, 0, nullptr);
-    startup.dwFlags = STARTF_USESTDHANDLES;
-    startup.hStdInput = null_in.h;
-    startup.hStdOutput = out_write.h;
-    startup.hStdError = err_write.h;
-  }
-  const bool tail = !capture && spec.stderr_tail > 0;
-  auto tail_state = std::make_shared<TailReader>();
-  Handle in_copy, out_copy;
-  if (tail) {
-    if (!CreatePipe(&tail_state->pipe.h, &err_write.h, &inheritable, 0)) return fail(ErrorKind::internal, "Could not create a pipe");
-    SetHandleInformation(tail_state->pipe.h, HANDLE_FLAG_INHERIT, 0);
-    startup.dwFlags = STARTF_USESTDHANDLES;
-    startup.hStdInput = inheritable_std_handle(STD_INPUT_HANDLE, in_copy);
-    startup.hStdOutput = inheritable_std_handle(STD_OUTPUT_HANDLE, out_copy);
-    startup.hStdError = err_write.h;
-  }
+};
 
-  // A job object ties the whole tree to zcuda: closing it (also when zcuda dies) kills them all.
-  Handle job;
-  job.h = CreateJobObjectW(nullptr, nullptr);
-  if (job.h != nullptr) {
+Status capture_into(StdHandles& handles, STARTUPINFOW& startup) {
+  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  if (!CreatePipe(&handles.out_read.h, &handles.out_write.h, &inheritable, 0) ||
+      !CreatePipe(&handles.err_read.h, &handles.err_write.h, &inheritable, 0)) {
+    return fail(ErrorKind::internal, "Could not create a pipe");
+  }
+  SetHandleInformation(handles.out_read.h, HANDLE_FLAG_INHERIT, 0);
+  SetHandleInformation(handles.err_read.h, HANDLE_FLAG_INHERIT, 0);
+  handles.null_in.h = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inheritable, OPEN_EXISTING, 0, nullptr);
+  startup.dwFlags = STARTF_USESTDHANDLES;
+  startup.hStdInput = handles.null_in.h;
+  startup.hStdOutput = handles.out_write.h;
+  startup.hStdError = handles.err_write.h;
+  return {};
+}
+
+// The child's stderr through a pipe that read_tail passes on and keeps the tail of; stdin and
+// stdout stay the console's (inheritable copies of zcuda's own).
+Status tail_stderr_into(StdHandles& handles, TailReader& tail, Handle& in_copy, Handle& out_copy, STARTUPINFOW& startup) {
+  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  if (!CreatePipe(&tail.pipe.h, &handles.err_write.h, &inheritable, 0)) return fail(ErrorKind::internal, "Could not create a pipe");
+  SetHandleInformation(tail.pipe.h, HANDLE_FLAG_INHERIT, 0);
+  startup.dwFlags = STARTF_USESTDHANDLES;
+  startup.hStdInput = inheritable_std_handle(STD_INPUT_HANDLE, in_copy);
+  startup.hStdOutput = inheritable_std_handle(STD_OUTPUT_HANDLE, out_copy);
+  startup.hStdError = handles.err_write.h;
+  return {};
+}
+
+// A job object ties the whole tree to zcuda: closing it (also when zcuda dies) kills them all.
+// Null when Windows refuses one (the tree is then ended through the process alone).
+HANDLE kill_on_close_job() {
+  HANDLE job = CreateJobObjectW(nullptr, nullptr);
+  if (job != nullptr) {
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
     limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-    SetInformationJobObject(job.h, JobObjectExtendedLimitInformation, &limits, sizeof limits);
+    SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits, sizeof limits);
   }
+  return job;
+}
 
-  std::wstring cwd = spec.working_dir ? spec.working_dir->wstring() : std::wstring();
-  PROCESS_INFORMATION info{};
-  const auto started = Clock::now();
-  DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture || tail ? TRUE : FALSE, flags,
-                      spec.environment ? env_block.data() : nullptr, cwd.empty() ? nullptr : cwd.c_str(), &startup, &info)) {
-    DWORD code = GetLastError();
-    if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
-      return fail(ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.");
-    }
-    return fail(ErrorKind::environment, fmt::format("Could not start {}: {}", program, win32::error_text(code)),
-                code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "");
+Error start_error(const std::string& program, DWORD code) {
+  if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
+    return Error{ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.", {}};
   }
-  Handle process, thread;
-  process.h = info.hProcess;
-  thread.h = info.hThread;
-  if (job.h != nullptr) AssignProcessToJobObject(job.h, process.h);
-  ResumeThread(thread.h);
-  out_write.reset();
-  err_write.reset();
-  in_copy.reset();
-  out_copy.reset();
+  return Error{ErrorKind::environment, fmt::format("Could not start {}: {}", program, win32::error_text(code)),
+               code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "", {}};
+}
 
-  if (!capture) SetConsoleCtrlHandler(ignore_ctrl, TRUE);
-  ProcessResult result;
-  std::thread out_reader, err_reader;
-  if (tail) err_reader = std::thread(read_tail, tail_state, spec.stderr_tail, GetStdHandle(STD_ERROR_HANDLE));
-  if (capture) {
-    out_reader = std::thread(drain, out_read.h, &result.out, spec.capture_limit, tee ? GetStdHandle(STD_OUTPUT_HANDLE) : nullptr);
-    err_reader = std::thread(drain, err_read.h, &result.err, spec.capture_limit, tee ? GetStdHandle(STD_ERROR_HANDLE) : nullptr);
-  }
-  // Waited for in slices so that Ctrl-C (spec.cancel) is seen while the child runs.
+// Waits for the process in slices, so that Ctrl-C (spec.cancel) is seen while it runs, and ends
+// the tree on a timeout or Ctrl-C.
+void wait_with_limits(const ProcessSpec& spec, HANDLE process, HANDLE job, Clock::time_point started, ProcessResult& result) {
   const auto kill_tree = [&] {
-    if (job.h != nullptr) TerminateJobObject(job.h, 1); else TerminateProcess(process.h, 1);
-    WaitForSingleObject(process.h, INFINITE);
+    if (job != nullptr) TerminateJobObject(job, 1); else TerminateProcess(process, 1);
+    WaitForSingleObject(process, INFINITE);
   };
   while (true) {
     long long slice_ms = spec.cancel != nullptr ? 100 : -1;  // -1: no limit
@@ -219,18 +207,73 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       slice_ms = slice_ms < 0 ? left : std::min(slice_ms, left);
     }
     const DWORD slice = slice_ms < 0 ? INFINITE : static_cast<DWORD>(slice_ms);
-    if (WaitForSingleObject(process.h, slice) != WAIT_TIMEOUT) break;
+    if (WaitForSingleObject(process, slice) != WAIT_TIMEOUT) return;
     if (spec.cancel != nullptr && spec.cancel->load()) {
       result.cancelled = true;
       kill_tree();
-      break;
+      return;
     }
     if (spec.timeout && Clock::now() >= started + *spec.timeout) {
       result.timed_out = true;
       kill_tree();
-      break;
+      return;
     }
   }
+}
+
+}  // namespace
+
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  // The command line is built in UTF-8 (the arguments are) and widened once for CreateProcessW.
+  const std::string program = path_to_utf8(spec.program);
+  std::wstring command_line = widen(command_line_of(program, spec));
+  std::wstring env_block = spec.environment ? environment_block(*spec.environment) : std::wstring();
+
+  const bool capture = spec.streams != StreamMode::inherit;
+  const bool tee = spec.streams == StreamMode::tee;
+  StdHandles handles;
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  if (capture) {
+    if (auto ready = capture_into(handles, startup); !ready) return std::unexpected(ready.error());
+  }
+  const bool tail = !capture && spec.stderr_tail > 0;
+  auto tail_state = std::make_shared<TailReader>();
+  Handle in_copy, out_copy;
+  if (tail) {
+    if (auto ready = tail_stderr_into(handles, *tail_state, in_copy, out_copy, startup); !ready) return std::unexpected(ready.error());
+  }
+  Handle job;
+  job.h = kill_on_close_job();
+
+  // Started suspended, so that it is in the job before it can start children of its own.
+  std::wstring cwd = spec.working_dir ? spec.working_dir->wstring() : std::wstring();
+  PROCESS_INFORMATION info{};
+  const auto started = Clock::now();
+  DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture || tail ? TRUE : FALSE, flags,
+                      spec.environment ? env_block.data() : nullptr, cwd.empty() ? nullptr : cwd.c_str(), &startup, &info)) {
+    return std::unexpected(start_error(program, GetLastError()));
+  }
+  Handle process, thread;
+  process.h = info.hProcess;
+  thread.h = info.hThread;
+  if (job.h != nullptr) AssignProcessToJobObject(job.h, process.h);
+  ResumeThread(thread.h);
+  handles.out_write.reset();
+  handles.err_write.reset();
+  in_copy.reset();
+  out_copy.reset();
+
+  if (!capture) SetConsoleCtrlHandler(ignore_ctrl, TRUE);
+  ProcessResult result;
+  std::thread out_reader, err_reader;
+  if (tail) err_reader = std::thread(read_tail, tail_state, spec.stderr_tail, GetStdHandle(STD_ERROR_HANDLE));
+  if (capture) {
+    out_reader = std::thread(drain, handles.out_read.h, &result.out, spec.capture_limit, tee ? GetStdHandle(STD_OUTPUT_HANDLE) : nullptr);
+    err_reader = std::thread(drain, handles.err_read.h, &result.err, spec.capture_limit, tee ? GetStdHandle(STD_ERROR_HANDLE) : nullptr);
+  }
+  wait_with_limits(spec, process.h, job.h, started, result);
   // Grandchildren may still hold the pipes: end the job so the readers see end-of-file.
   if (capture && job.h != nullptr) TerminateJobObject(job.h, 1);
   if (tail) {

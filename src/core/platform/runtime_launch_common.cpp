@@ -2,7 +2,7 @@
 
 #include <system_error>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::platform {
 

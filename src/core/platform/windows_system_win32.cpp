@@ -6,6 +6,7 @@
 #include "utf8_win32.hpp"
 
 #include <fmt/format.h>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::platform::windows {
 
@@ -171,15 +172,15 @@ Result<std::string> read_hklm_string(const std::string& key, const std::string& 
 Result<std::string> file_version(const std::filesystem::path& file) {
   DWORD ignored = 0;
   DWORD size = GetFileVersionInfoSizeW(file.c_str(), &ignored);
-  if (size == 0) return fail(ErrorKind::not_found, fmt::format("{} has no version resource", file.string()));
+  if (size == 0) return fail(ErrorKind::not_found, fmt::format("{} has no version resource", path_to_utf8(file)));
   std::string data(size, '\0');
   if (!GetFileVersionInfoW(file.c_str(), 0, size, data.data())) {
-    return fail(ErrorKind::io, fmt::format("The version resource of {} could not be read", file.string()));
+    return fail(ErrorKind::io, fmt::format("The version resource of {} could not be read", path_to_utf8(file)));
   }
   VS_FIXEDFILEINFO* info = nullptr;
   UINT len = 0;
   if (!VerQueryValueW(data.data(), L"\\", reinterpret_cast<void**>(&info), &len) || info == nullptr) {
-    return fail(ErrorKind::invalid_input, fmt::format("{} has an unreadable version resource", file.string()));
+    return fail(ErrorKind::invalid_input, fmt::format("{} has an unreadable version resource", path_to_utf8(file)));
   }
   return fmt::format("{}.{}.{}.{}", HIWORD(info->dwFileVersionMS), LOWORD(info->dwFileVersionMS),
                      HIWORD(info->dwFileVersionLS), LOWORD(info->dwFileVersionLS));

@@ -1,5 +1,6 @@
 // The --bundle zip: report.json, report.md and the redacted logs, written through a temporary
 // file and renamed, so a failed write leaves nothing behind.
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/report/report.hpp>
 
 #include <archive.h>
@@ -9,8 +10,9 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/archive/native_names.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::report {
@@ -58,12 +60,7 @@ Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std
   {
     ArchiveWriter writer;
     archive_write_set_format_zip(writer.a);
-#ifdef _WIN32
-    // The wide-character entry point: libarchive's narrow one goes through the C locale.
-    const int opened = archive_write_open_filename_w(writer.a, temp.c_str());
-#else
-    const int opened = archive_write_open_filename(writer.a, temp.c_str());
-#endif
+    const int opened = libarchive_names::open_write(writer.a, temp.c_str());
     if (opened != ARCHIVE_OK) {
       return fail(ErrorKind::io, fmt::format("Could not create {}: {}", zip, archive_error_string(writer.a)),
                   "Choose a folder you can write for --bundle.");
@@ -73,14 +70,14 @@ Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std
     std::error_code ec;
     std::vector<fs::path> logs;
     for (fs::directory_iterator it(logs_folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string().rfind("zcuda", 0) == 0) logs.push_back(it->path());
+      if (path_to_utf8(it->path().filename()).rfind("zcuda", 0) == 0) logs.push_back(it->path());
     }
     std::sort(logs.begin(), logs.end());
     for (const auto& log : logs) {
       if (!status) break;
       auto text = platform::read_file(log, 64u << 20);
       if (!text) continue;
-      status = add_entry(writer.a, "logs/" + log.filename().string(), redactor.apply(tail(*text, 2u << 20)));
+      status = add_entry(writer.a, "logs/" + path_to_utf8(log.filename()), redactor.apply(tail(*text, 2u << 20)));
     }
     if (status && archive_write_close(writer.a) != ARCHIVE_OK) {
       status = fail(ErrorKind::io, fmt::format("Could not finish {}: {}", zip, archive_error_string(writer.a)));

@@ -1,6 +1,7 @@
 // Gathers the report: system, detect profile, installs with an integrity check, the last verify
 // results, recent runs and an allowlist of environment variables. Receipts, verify results and
 // run records are read through their writers' own JSON forms.
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/report/report.hpp>
 
 #include <zcuda/bench/record.hpp>
@@ -12,15 +13,15 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/version.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/detect/detect.hpp>
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/system_info.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
@@ -37,15 +38,15 @@ bool allowed_variable(const std::string& name) {
 }
 
 // Entries of PATH-like lists that decide which GPU libraries load.
-bool library_relevant(std::string folder) {
-  std::transform(folder.begin(), folder.end(), folder.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+bool library_relevant(std::string_view text) {
+  const std::string folder = ascii_lower(text);
   static const char* words[] = {"cuda", "rocm", "hip", "zluda", "nvidia", "amd", "torch", "cudnn"};
   return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return folder.find(w) != std::string::npos; });
 }
 
 // A variable whose name says it holds a secret has its whole value redacted.
-bool secret_name(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+bool secret_name(std::string_view text) {
+  const std::string name = ascii_upper(text);
   static const char* words[] = {"PASSWORD", "PASSWD", "TOKEN", "SECRET", "KEY", "AUTH", "CREDENTIAL", "COOKIE", "SESSION"};
   return std::any_of(std::begin(words), std::end(words), [&](const char* w) { return name.find(w) != std::string::npos; });
 }
@@ -79,7 +80,7 @@ nlohmann::json installs_section(const CollectOptions& options) {
   std::error_code ec;
   for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_directory()) continue;
-    const std::string name = platform::path_to_utf8(it->path().filename());
+    const std::string name = path_to_utf8(it->path().filename());
     nlohmann::json component = {{"component", name}};
     auto current = platform::read_file(it->path() / "current", 4096);
     std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
@@ -101,7 +102,7 @@ nlohmann::json installs_section(const CollectOptions& options) {
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& file : receipt->files) {
       if (file.type != archive::WrittenEntry::Type::file) continue;  // folders and links carry no digest
-      fs::path path = it->path() / platform::path_from_utf8(version) / platform::path_from_utf8(file.path);
+      fs::path path = it->path() / path_from_utf8(version) / path_from_utf8(file.path);
       ++checked;
       std::error_code fec;
       auto size = fs::file_size(path, fec);
@@ -112,7 +113,7 @@ nlohmann::json installs_section(const CollectOptions& options) {
       }
       bool differs = file.size != size;
       if (!differs && options.hash_installed_files) {
-        auto digest = fetch::sha256_file(path);
+        auto digest = sha256_file(path);
         differs = !digest || *digest != file.sha256;
       }
       if (differs) {

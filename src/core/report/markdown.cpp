@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/launch/run_record.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 #include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
@@ -81,7 +81,7 @@ std::string render_markdown(const nlohmann::json& r) {
   out += "| | |\n|---|---|\n";
   out += fmt::format("| zcuda | {} ({}) |\n", cell(str(r["zcuda"], "version")), cell(str(r["zcuda"], "build")));
   out += fmt::format("| OS | {} {} {} |\n", cell(str(sys, "os_name")), cell(str(sys, "os_version", "")), cell(str(sys, "architecture", "")));
-  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")), sys["ram_bytes"].is_number() ? ui::format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
+  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")), sys["ram_bytes"].is_number() ? format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
   std::string gpus;
   for (const auto& g : d.value("gpus", nlohmann::json::array())) gpus += (gpus.empty() ? "" : "; ") + gpu_line(g);
   out += fmt::format("| GPU | {} |\n", cell(gpus.empty() ? "none found" : gpus));
@@ -116,7 +116,7 @@ std::string render_markdown(const nlohmann::json& r) {
   for (const auto& g : d.value("gpus", nlohmann::json::array())) {
     gpu_table += fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")),
                              g.value("vendor_id", 0u), g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "",
-                             str(g, "gfx"), g["vram_bytes"].is_number() ? ui::format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
+                             str(g, "gfx"), g["vram_bytes"].is_number() ? format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
                              cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
   }
   out += details("GPUs", gpu_table);

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include <zcuda/bench/record.hpp>
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/verify/verify.hpp>
 

@@ -3,13 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/stage/stage.hpp>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include "runtime_digests.hpp"
 #include "steps.hpp"
 
@@ -55,7 +56,7 @@ Status carry_out(const fs::path& root, Journal& journal) {
     if (step.replaces) {
       const fs::path backup = stage_dir(root) / *step.backup;
       fs::create_directories(backup.parent_path(), ec);
-      if (ec) return std::unexpected(platform::io_error("create the backup folder", backup.parent_path(), ec));
+      if (ec) return std::unexpected(io_error("create the backup folder", backup.parent_path(), ec));
       if (auto moved = platform::rename_with_retry(target, backup); !moved) return moved;
       crash_point();
       step.state = StepState::backed_up;
@@ -86,8 +87,8 @@ Result<StageResult> apply(Plan plan) {
   if (auto ok = check_not_in_use(plan); !ok) return std::unexpected(ok.error());
   Journal journal;
   journal.operation = "stage";
-  journal.root = plan.root.string();
-  journal.runtime = plan.runtime_dir.string();
+  journal.root = path_to_utf8(plan.root);
+  journal.runtime = path_to_utf8(plan.runtime_dir);
   journal.zcuda_version = std::string(version());
   journal.started = detail::utc_now("{:%Y-%m-%dT%H:%M:%SZ}");
   detail::RuntimeDigests digests(plan.runtime_dir);
@@ -106,7 +107,7 @@ Result<StageResult> apply(Plan plan) {
     if (p.replaces) {
       std::error_code ec;
       if (fs::is_regular_file(fs::symlink_status(plan.root / p.relative, ec))) {
-        auto original = fetch::sha256_file(plan.root / p.relative);
+        auto original = sha256_file(plan.root / p.relative);
         if (!original) return std::unexpected(original.error());
         step.original_sha256 = *original;
       }

@@ -1,5 +1,7 @@
 // Names from ZLUDA's own build description (xtask, v6-preview.69) and the CUDA toolkit's
 // redistributable DLL names; see docs/staging.md.
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/stage/catalogue.hpp>
 
 #include <algorithm>
@@ -10,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::stage {
@@ -92,12 +94,6 @@ const NvidiaPattern kNvidiaLinux[] = {
     {R"(libcudnn_\w+\.so(\.\d+)*)", "cuDNN sub-library"},
 };
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Both OSes are matched on lower case: on Linux the names differ only in "cublasLt" casing,
 // which the patterns spell in lower case too.
 // Every catalogue name is a library (.dll or .so) and contains one of these; most file names in
@@ -115,13 +111,13 @@ bool matches(const char* regex, std::string_view name) {
   static std::map<const char*, std::regex> compiled;  // patterns are string literals: keyed by address
   auto it = compiled.find(regex);
   if (it == compiled.end()) it = compiled.emplace(regex, std::regex(regex, std::regex::ECMAScript | std::regex::optimize)).first;
-  return std::regex_match(lower(name), it->second);
+  return std::regex_match(ascii_lower(name), it->second);
 }
 
 }  // namespace
 
 bool same_name(std::string_view a, std::string_view b, Os os) {
-  return os == Os::windows ? lower(a) == lower(b) : a == b;
+  return os == Os::windows ? ascii_lower(a) == ascii_lower(b) : a == b;
 }
 
 std::optional<Family> served_family(std::string_view name, Os os) {
@@ -129,9 +125,9 @@ std::optional<Family> served_family(std::string_view name, Os os) {
   if (os == Os::linux) {
     std::string folded(name);
     if (auto at = folded.find("cublasLt"); at != std::string::npos) folded.replace(at, 8, "cublaslt");
-    if (lower(folded) != folded) return std::nullopt;
+    if (ascii_lower(folded) != folded) return std::nullopt;
   }
-  if (!may_be_cuda_name(lower(name))) return std::nullopt;
+  if (!may_be_cuda_name(ascii_lower(name))) return std::nullopt;
   for (const auto& p : os == Os::windows ? std::span<const Pattern>(kWindows) : std::span<const Pattern>(kLinux)) {
     if (matches(p.regex, name)) return *p.family;
   }
@@ -139,11 +135,11 @@ std::optional<Family> served_family(std::string_view name, Os os) {
 }
 
 bool is_driver_companion(std::string_view name, Os os) {
-  return os == Os::windows && lower(name) == "nvcudart_hybrid64.dll";
+  return os == Os::windows && ascii_lower(name) == "nvcudart_hybrid64.dll";
 }
 
 std::optional<std::string_view> nvidia_only_library(std::string_view name, Os os) {
-  if (!may_be_cuda_name(lower(name))) return std::nullopt;
+  if (!may_be_cuda_name(ascii_lower(name))) return std::nullopt;
   auto table = os == Os::windows ? std::span<const NvidiaPattern>(kNvidiaWindows) : std::span<const NvidiaPattern>(kNvidiaLinux);
   for (const auto& p : table) {
     if (matches(p.regex, name)) return p.library;
@@ -159,7 +155,7 @@ Result<std::vector<RuntimeFile>> scan_runtime(const fs::path& dir, Os os) {
   }
   std::vector<RuntimeFile> files;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
+    const std::string name = path_to_utf8(it->path().filename());
     auto family = served_family(name, os);
     if (!family && !is_driver_companion(name, os)) continue;
     auto real = fs::canonical(it->path(), ec);  // a symbolic link is staged as the file it names
@@ -169,7 +165,7 @@ Result<std::vector<RuntimeFile>> scan_runtime(const fs::path& dir, Os os) {
     }
     files.push_back(RuntimeFile{name, real, family.value_or(kCuda)});
   }
-  if (ec) return std::unexpected(platform::io_error("list", dir, ec));
+  if (ec) return std::unexpected(io_error("list", dir, ec));
   if (std::none_of(files.begin(), files.end(), [](const RuntimeFile& f) { return f.family.id == "cuda"; })) {
     return fail(ErrorKind::not_found,
                 fmt::format("{} holds no CUDA driver library ({})", dir, os == Os::windows ? "nvcuda.dll" : "libcuda.so.1"),

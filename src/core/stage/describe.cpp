@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/ui/table.hpp>
 
 namespace zcuda::stage {
@@ -52,7 +53,7 @@ std::string describe(const Plan& plan, const ui::Style& style) {
     ui::Table table({"action", "path", "why"});
     for (const auto& p : plan.placements) {
       std::string action = p.identical ? style.dim("unchanged") : (p.replaces ? style.yellow("replace") : style.green("add"));
-      table.add_row({action, p.relative.generic_string(), p.reason});
+      table.add_row({action, generic_path_to_utf8(p.relative), p.reason});
     }
     out += table.render();
     if (std::any_of(plan.placements.begin(), plan.placements.end(), [](const Placement& p) { return p.replaces && !p.identical; })) {
@@ -100,14 +101,14 @@ json to_json(const StageResult& r) {
   out["placed"] = r.placed;
   out["replaced"] = r.replaced;
   out["unchanged"] = r.unchanged;
-  out["journal"] = journal_path(r.plan.root).string();
+  out["journal"] = path_to_utf8(journal_path(r.plan.root));
   return out;
 }
 
 json to_json(const UnstageResult& r) {
   json kept = json::array();
-  for (const auto& k : r.kept) kept.push_back(k.string());
-  return {{"root", r.root.string()},
+  for (const auto& k : r.kept) kept.push_back(path_to_utf8(k));
+  return {{"root", path_to_utf8(r.root)},
           {"recovered", recovery_json(r.recovered)},
           {"was_staged", r.was_staged},
           {"restored", r.restored},

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/stage/catalogue.hpp>
 #include <zcuda/stage/describe.hpp>
 

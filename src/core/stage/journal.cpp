@@ -1,6 +1,6 @@
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/journal.hpp>
 
 #include <fmt/format.h>
@@ -50,15 +50,15 @@ std::string_view to_string(StepState state) {
 std::string to_json_text(const Journal& journal) {
   json steps = json::array();
   for (const auto& s : journal.steps) {
-    steps.push_back({{"path", s.path.generic_string()},
+    steps.push_back({{"path", generic_path_to_utf8(s.path)},
                      {"action", s.replaces ? "replace" : "add"},
-                     {"source", s.source.string()},
+                     {"source", path_to_utf8(s.source)},
                      {"method", s.method.empty() ? json(nullptr) : json(s.method)},
                      {"original_sha256", s.original_sha256 ? json(*s.original_sha256) : json(nullptr)},
                      {"staged_sha256", s.staged_sha256},
                      {"staged_size", s.staged_size ? json(*s.staged_size) : json(nullptr)},
                      {"staged_mtime_ns", s.staged_mtime_ns ? json(*s.staged_mtime_ns) : json(nullptr)},
-                     {"backup", s.backup ? json(s.backup->generic_string()) : json(nullptr)},
+                     {"backup", s.backup ? json(generic_path_to_utf8(*s.backup)) : json(nullptr)},
                      {"state", to_string(s.state)}});
   }
   json out = {{"schema", kSchema},
@@ -91,11 +91,11 @@ Result<Journal> parse_journal(std::string_view text) {
     journal.started = j.value("started", "");
     for (const auto& s : j.at("steps")) {
       Step step;
-      step.path = platform::path_from_utf8(s.at("path").get<std::string>());
+      step.path = path_from_utf8(s.at("path").get<std::string>());
       const auto action = s.at("action").get<std::string>();
       if (action != "add" && action != "replace") return bad("unknown action " + action);
       step.replaces = action == "replace";
-      step.source = platform::path_from_utf8(s.at("source").get<std::string>());
+      step.source = path_from_utf8(s.at("source").get<std::string>());
       if (!s.at("method").is_null()) step.method = s.at("method").get<std::string>();
       if (!s.at("original_sha256").is_null()) step.original_sha256 = s.at("original_sha256").get<std::string>();
       step.staged_sha256 = s.at("staged_sha256").get<std::string>();
@@ -104,12 +104,12 @@ Result<Journal> parse_journal(std::string_view text) {
       if (s.contains("staged_mtime_ns") && !s.at("staged_mtime_ns").is_null()) {
         step.staged_mtime_ns = s.at("staged_mtime_ns").get<std::int64_t>();
       }
-      if (!s.at("backup").is_null()) step.backup = platform::path_from_utf8(s.at("backup").get<std::string>());
+      if (!s.at("backup").is_null()) step.backup = path_from_utf8(s.at("backup").get<std::string>());
       auto state = step_state(s.at("state").get<std::string>());
       if (!state) return bad("unknown step state");
       step.state = *state;
       if (!is_contained(step.path) || (step.backup && !is_contained(*step.backup))) {
-        return bad(fmt::format("a path leaves the folder ({})", step.path.generic_string()));
+        return bad(fmt::format("a path leaves the folder ({})", generic_path_to_utf8(step.path)));
       }
       if (step.replaces != step.backup.has_value()) return bad("a replaced file has no backup path");
       journal.steps.push_back(std::move(step));

@@ -1,5 +1,6 @@
 // Planning a stage: walk the app tree, read each binary's imports, and decide where each
 // runtime library goes (docs/staging.md, "Where files go").
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/stage/plan.hpp>
 
 #include <algorithm>
@@ -10,11 +11,11 @@
 #include <fmt/format.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include "runtime_digests.hpp"
 
 namespace zcuda::stage {
@@ -30,17 +31,13 @@ constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 32;
 
 std::string fold(std::string_view name, Os os) {
-  std::string out(name);
-  if (os == Os::windows) {
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  }
-  return out;
+  return os == Os::windows ? ascii_lower(name) : std::string(name);
 }
 
 bool is_candidate_binary(const fs::directory_entry& entry, Os os) {
-  const std::string name = entry.path().filename().string();
+  const std::string name = path_to_utf8(entry.path().filename());
   if (os == Os::windows) {
-    std::string ext = fold(entry.path().extension().string(), Os::windows);
+    std::string ext = fold(path_to_utf8(entry.path().extension()), Os::windows);
     return ext == ".exe" || ext == ".dll" || ext == ".pyd";
   }
   if (name.find(".so") != std::string::npos) return true;
@@ -88,7 +85,7 @@ Result<fs::path> app_root(const fs::path& app) {
     return fail(ErrorKind::not_found, fmt::format("{} does not exist", app), "Give the path of a program or of its folder.");
   }
   fs::path absolute = fs::weakly_canonical(fs::absolute(app), ec);
-  if (ec) return std::unexpected(platform::io_error("resolve", app, ec));
+  if (ec) return std::unexpected(io_error("resolve", app, ec));
   if (fs::is_directory(status)) return absolute;
   return absolute.parent_path();
 }
@@ -102,47 +99,56 @@ bool uses_cuda_libraries(const fs::path& program, Os os) {
   }
   std::error_code ec;
   for (fs::directory_iterator it(program.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    if (is_cuda(it->path().filename().string())) return true;
+    if (is_cuda(path_to_utf8(it->path().filename()))) return true;
   }
   return false;
 }
 
-Result<Plan> make_plan(const PlanOptions& options) {
-  const Os os = options.os;
+// make_plan's steps: the plan's frame (folders, and that they do not overlap), the walk of the
+// app's tree, the placements (which runtime file goes where, and why), what each imported name
+// will resolve to, and the comparison with what is there now.
+namespace {
+
+// The app's tree as the walk saw it.
+struct Tree {
+  std::map<fs::path, std::set<std::string>> files_in;  // folder (relative) -> folded names
+  std::map<std::string, std::string> existing_name;    // folded "folder/name" -> real name
+  std::vector<Binary> binaries;
+};
+
+Result<Plan> plan_frame(const PlanOptions& options) {
   auto root = app_root(options.app);
   if (!root) return std::unexpected(root.error());
-  auto runtime = scan_runtime(options.runtime_dir, os);
-  if (!runtime) return std::unexpected(runtime.error());
-
   Plan plan;
   plan.root = *root;
-  plan.os = os;
+  plan.os = options.os;
   plan.backends = options.backends;
   std::error_code ec;
   plan.runtime_dir = fs::weakly_canonical(fs::absolute(options.runtime_dir), ec);
   if (!fs::is_directory(options.app, ec)) plan.program = fs::weakly_canonical(fs::absolute(options.app), ec);
-  {
-    auto inside = [](const fs::path& a, const fs::path& b) {  // a is b or lies under b
-      auto rel = a.lexically_relative(b);
-      return !rel.empty() && *rel.begin() != "..";
-    };
-    if (inside(plan.runtime_dir, plan.root) || inside(plan.root, plan.runtime_dir)) {
-      return fail(ErrorKind::usage, fmt::format("The runtime folder {} and the app folder {} overlap", plan.runtime_dir, plan.root),
-                  "Stage into the program's own folder, not into (or around) the runtime.");
-    }
+  auto inside = [](const fs::path& a, const fs::path& b) {  // a is b or lies under b
+    auto rel = a.lexically_relative(b);
+    return !rel.empty() && *rel.begin() != "..";
+  };
+  if (inside(plan.runtime_dir, plan.root) || inside(plan.root, plan.runtime_dir)) {
+    return fail(ErrorKind::usage, fmt::format("The runtime folder {} and the app folder {} overlap", plan.runtime_dir, plan.root),
+                "Stage into the program's own folder, not into (or around) the runtime.");
   }
   plan.journal_present = fs::exists(journal_path(plan.root), ec);
+  return plan;
+}
 
-  // Walk the tree: existing file names per folder, and the imports of every binary.
-  std::map<fs::path, std::set<std::string>> files_in;  // folder (relative) -> folded names
-  std::map<std::string, std::string> existing_name;    // folded "folder/name" -> real name
-  std::vector<Binary> binaries;
-  files_in[fs::path()];
+// Walks the tree: existing file names per folder, and the imports of every binary.
+Result<Tree> walk_tree(Plan& plan) {
+  const Os os = plan.os;
+  Tree tree;
+  tree.files_in[fs::path()];
   std::size_t entries = 0;
+  std::error_code ec;
   fs::recursive_directory_iterator it(plan.root, fs::directory_options::skip_permission_denied, ec);
-  if (ec) return std::unexpected(platform::io_error("list", plan.root, ec));
+  if (ec) return std::unexpected(io_error("list", plan.root, ec));
   for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
-    if (ec) return std::unexpected(platform::io_error("list", plan.root, ec));
+    if (ec) return std::unexpected(io_error("list", plan.root, ec));
     if (++entries > kMaxEntries) {
       return fail(ErrorKind::usage, fmt::format("{} holds more than {} files", plan.root, kMaxEntries),
                   "Give the folder of the program itself, not a drive or home folder.");
@@ -153,9 +159,9 @@ Result<Plan> make_plan(const PlanOptions& options) {
       if (relative == stage_dir(fs::path()).filename() || it.depth() >= kMaxDepth) it.disable_recursion_pending();
       continue;
     }
-    const std::string name = entry.path().filename().string();
-    files_in[relative.parent_path()].insert(fold(name, os));
-    existing_name[fold((relative.parent_path() / platform::path_from_utf8(name)).generic_string(), os)] = name;
+    const std::string name = path_to_utf8(entry.path().filename());
+    tree.files_in[relative.parent_path()].insert(fold(name, os));
+    tree.existing_name[fold(generic_path_to_utf8(relative.parent_path() / path_from_utf8(name)), os)] = name;
     if (!entry.is_regular_file(ec) || entry.is_symlink(ec) || !is_candidate_binary(entry, os)) continue;
     auto imports = binfmt::read_imports(entry.path());
     if (!imports) {
@@ -164,34 +170,60 @@ Result<Plan> make_plan(const PlanOptions& options) {
     }
     if (!*imports) continue;
     ++plan.binaries_scanned;
-    binaries.push_back(Binary{relative, std::move(**imports)});
+    tree.binaries.push_back(Binary{relative, std::move(**imports)});
   }
+  return tree;
+}
 
-  std::map<std::string, const RuntimeFile*> runtime_by_name;
-  for (const auto& f : *runtime) runtime_by_name[fold(f.name, os)] = &f;
+// Placements, keyed by folded relative target so each target is planned once (the first reason
+// given for it stands).
+class Placer {
+ public:
+  Placer(const Plan& plan, const Tree& tree, bool all) : plan_(plan), tree_(tree), all_(all) {}
 
-  // Placements, keyed by folded relative target so each target is planned once.
-  std::map<std::string, Placement> placements;
-  auto place = [&](const fs::path& folder, const RuntimeFile& file, std::string reason) {
-    if (!has_backend(file.family, plan.backends) && !options.all) return;
+  void place(const fs::path& folder, const RuntimeFile& file, std::string reason) {
+    if (!has_backend(file.family, plan_.backends) && !all_) return;
     // Keep the name the folder already uses (Windows names match case-insensitively).
-    const std::string key = fold((folder / platform::path_from_utf8(file.name)).generic_string(), os);
+    const std::string key = fold(generic_path_to_utf8(folder / path_from_utf8(file.name)), plan_.os);
     std::string name = file.name;
-    if (auto found = existing_name.find(key); found != existing_name.end()) name = found->second;
-    auto [slot, inserted] = placements.try_emplace(key);
+    if (auto found = tree_.existing_name.find(key); found != tree_.existing_name.end()) name = found->second;
+    auto [slot, inserted] = placements_.try_emplace(key);
     if (!inserted) return;
-    slot->second.relative = folder / platform::path_from_utf8(name);
+    slot->second.relative = folder / path_from_utf8(name);
     slot->second.source = file.path;
     slot->second.name = name;
     slot->second.family = std::string(file.family.id);
     slot->second.reason = std::move(reason);
-  };
+  }
 
-  for (const auto& f : *runtime) {
-    if (f.family.driver_level && is_driver_name(f.name, os)) place(fs::path(), f, "driver library, loaded by name: next to the program");
+  // The folders that received the CUDA driver library.
+  std::vector<fs::path> driver_folders() const {
+    std::vector<fs::path> folders;
+    for (const auto& [key, p] : placements_) {
+      if (p.family == "cuda") folders.push_back(p.relative.parent_path());
+    }
+    return folders;
+  }
+
+  std::map<std::string, Placement>& placements() { return placements_; }
+
+ private:
+  const Plan& plan_;
+  const Tree& tree_;
+  bool all_;
+  std::map<std::string, Placement> placements_;
+};
+
+using RuntimeByName = std::map<std::string, const RuntimeFile*>;
+
+// Which runtime file goes where, and the CUDA names the binaries import (folded name -> entry).
+std::map<std::string, ImportedName> place_runtime(const std::vector<RuntimeFile>& runtime, const RuntimeByName& runtime_by_name,
+                                                  const Tree& tree, bool all, Os os, Placer& placer) {
+  for (const auto& f : runtime) {
+    if (f.family.driver_level && is_driver_name(f.name, os)) placer.place(fs::path(), f, "driver library, loaded by name: next to the program");
   }
   std::map<std::string, ImportedName> names;
-  for (const auto& b : binaries) {
+  for (const auto& b : tree.binaries) {
     std::vector<std::string> all_imports = b.imports.needed;
     all_imports.insert(all_imports.end(), b.imports.delay_needed.begin(), b.imports.delay_needed.end());
     for (const auto& imported : all_imports) {
@@ -206,35 +238,34 @@ Result<Plan> make_plan(const PlanOptions& options) {
       }
       entry.importers.push_back(b.relative);
       if (auto rt = runtime_by_name.find(key); rt != runtime_by_name.end()) {
-        place(b.relative.parent_path(), *rt->second, fmt::format("imported by {}", b.relative.generic_string()));
+        placer.place(b.relative.parent_path(), *rt->second, fmt::format("imported by {}", generic_path_to_utf8(b.relative)));
       }
     }
   }
   // A file of a served name already in a folder is replaced there: the loader would find it.
-  for (const auto& [folder, folded_names] : files_in) {
+  for (const auto& [folder, folded_names] : tree.files_in) {
     for (const auto& n : folded_names) {
-      if (auto rt = runtime_by_name.find(n); rt != runtime_by_name.end()) place(folder, *rt->second, "a file of that name is here");
+      if (auto rt = runtime_by_name.find(n); rt != runtime_by_name.end()) placer.place(folder, *rt->second, "a file of that name is here");
     }
   }
-  if (options.all) {
-    for (const auto& f : *runtime) place(fs::path(), f, "--all");
+  if (all) {
+    for (const auto& f : runtime) placer.place(fs::path(), f, "--all");
   }
   // ZLUDA's nvcuda.dll loads its CUDA-runtime companion from its own folder.
-  for (const auto& f : *runtime) {
+  for (const auto& f : runtime) {
     if (!is_driver_companion(f.name, os)) continue;
-    std::vector<fs::path> folders;
-    for (const auto& [key, p] : placements) {
-      if (p.family == "cuda") folders.push_back(p.relative.parent_path());
-    }
-    for (const auto& folder : folders) place(folder, f, "companion of nvcuda.dll");
+    for (const auto& folder : placer.driver_folders()) placer.place(folder, f, "companion of nvcuda.dll");
   }
+  return names;
+}
 
-  // What each imported name will resolve to.
+// What each imported name will resolve to, into plan.names.
+void resolve_names(std::map<std::string, ImportedName>& names, const RuntimeByName& runtime_by_name, const Tree& tree, Plan& plan) {
   for (auto& [key, entry] : names) {
-    for (const auto& [folder, folded_names] : files_in) {
+    for (const auto& [folder, folded_names] : tree.files_in) {
       if (folded_names.contains(key)) entry.present_in_app = true;
     }
-    if (auto family = served_family(entry.name, os)) {
+    if (auto family = served_family(entry.name, plan.os)) {
       auto rt = runtime_by_name.find(key);
       if (rt == runtime_by_name.end()) {
         entry.service = Service::not_in_runtime;
@@ -259,9 +290,12 @@ Result<Plan> make_plan(const PlanOptions& options) {
     }
     plan.names.push_back(std::move(entry));
   }
+}
 
-  // Compare with what is there now.
+// Compares each placement with what is there now, into plan.placements.
+Status compare_with_targets(std::map<std::string, Placement>& placements, Plan& plan) {
   detail::RuntimeDigests source_digests(plan.runtime_dir);
+  std::error_code ec;
   for (auto& [key, p] : placements) {
     const fs::path target = plan.root / p.relative;
     auto status = fs::symlink_status(target, ec);
@@ -276,13 +310,32 @@ Result<Plan> make_plan(const PlanOptions& options) {
         // Sizes first: hashing a large file that cannot match is wasted time.
         auto source_digest = source_digests.digest(p.source);
         if (!source_digest) return std::unexpected(source_digest.error());
-        auto digest = fetch::sha256_file(target);
+        auto digest = sha256_file(target);
         if (!digest) return std::unexpected(digest.error());
         p.identical = *digest == *source_digest;
       }
     }
     plan.placements.push_back(std::move(p));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const PlanOptions& options) {
+  auto plan = plan_frame(options);
+  if (!plan) return std::unexpected(plan.error());
+  auto runtime = scan_runtime(options.runtime_dir, options.os);
+  if (!runtime) return std::unexpected(runtime.error());
+  auto tree = walk_tree(*plan);
+  if (!tree) return std::unexpected(tree.error());
+
+  RuntimeByName runtime_by_name;
+  for (const auto& f : *runtime) runtime_by_name[fold(f.name, options.os)] = &f;
+  Placer placer(*plan, *tree, options.all);
+  auto names = place_runtime(*runtime, runtime_by_name, *tree, options.all, options.os, placer);
+  resolve_names(names, runtime_by_name, *tree, *plan);
+  if (auto compared = compare_with_targets(placer.placements(), *plan); !compared) return std::unexpected(compared.error());
   return plan;
 }
 
@@ -294,17 +347,17 @@ nlohmann::json to_json(const Plan& plan) {
   using nlohmann::json;
   json placements = json::array();
   for (const auto& p : plan.placements) {
-    placements.push_back({{"path", p.relative.generic_string()},
+    placements.push_back({{"path", generic_path_to_utf8(p.relative)},
                           {"name", p.name},
                           {"family", p.family},
-                          {"source", p.source.string()},
+                          {"source", path_to_utf8(p.source)},
                           {"reason", p.reason},
                           {"action", p.identical ? "unchanged" : (p.replaces ? "replace" : "add")}});
   }
   json names = json::array();
   for (const auto& n : plan.names) {
     json importers = json::array();
-    for (const auto& i : n.importers) importers.push_back(i.generic_string());
+    for (const auto& i : n.importers) importers.push_back(generic_path_to_utf8(i));
     names.push_back({{"name", n.name},
                      {"library", n.library},
                      {"service", to_string(n.service)},
@@ -312,9 +365,9 @@ nlohmann::json to_json(const Plan& plan) {
                      {"present_in_app", n.present_in_app},
                      {"importers", importers}});
   }
-  return {{"root", plan.root.string()},
+  return {{"root", path_to_utf8(plan.root)},
           {"program", plan.program ? json(plan.program->string()) : json(nullptr)},
-          {"runtime", plan.runtime_dir.string()},
+          {"runtime", path_to_utf8(plan.runtime_dir)},
           {"os", platform::os_id(plan.os)},
           {"backends", {{"miopen", plan.backends.miopen}, {"miopen_evidence", plan.backends.miopen_evidence}}},
           {"binaries_scanned", plan.binaries_scanned},

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::stage::detail {
 
@@ -16,9 +16,9 @@ std::map<std::string, ReceiptFile> read_runtime_receipt(const fs::path& runtime_
   std::error_code ec;
   const fs::path dir = fs::weakly_canonical(fs::absolute(runtime_dir, ec), ec);
   if (ec) return out;
-  const std::string version = dir.filename().string();
+  const std::string version = path_to_utf8(dir.filename());
   if (version.empty() || dir.parent_path().filename() != "zluda") return out;
-  const fs::path file = dir.parent_path() / platform::path_from_utf8(version + ".receipt.json");
+  const fs::path file = dir.parent_path() / path_from_utf8(version + ".receipt.json");
   if (!fs::is_regular_file(file, ec)) return out;
   auto text = platform::read_file(file, 256u << 20);
   if (!text) return out;
@@ -29,8 +29,8 @@ std::map<std::string, ReceiptFile> read_runtime_receipt(const fs::path& runtime_
   try {
     for (const auto& item : doc.at("files")) {
       if (item.at("type").get<std::string>() != "file") continue;
-      const fs::path rel = platform::path_from_utf8(item.at("path").get<std::string>()).lexically_normal();
-      out[rel.generic_string()] = ReceiptFile{item.at("size").get<std::uint64_t>(), item.at("sha256").get<std::string>()};
+      const fs::path rel = path_from_utf8(item.at("path").get<std::string>()).lexically_normal();
+      out[generic_path_to_utf8(rel)] = ReceiptFile{item.at("size").get<std::uint64_t>(), item.at("sha256").get<std::string>()};
     }
   } catch (const json::exception&) {
     out.clear();  // damaged: hash everything
@@ -51,7 +51,7 @@ Result<std::string> RuntimeDigests::digest(const fs::path& source) {
     // The folder canonical, the name as is: a symlink in the runtime is not its target.
     const fs::path parent = fs::weakly_canonical(fs::absolute(source, ec).parent_path(), ec);
     const fs::path rel = (parent / source.filename()).lexically_relative(runtime_dir_);
-    auto entry = rel.empty() ? receipt_.end() : receipt_.find(rel.generic_string());
+    auto entry = rel.empty() ? receipt_.end() : receipt_.find(generic_path_to_utf8(rel));
     // A regular file (not a link to elsewhere) of the recorded size: the receipt's digest holds.
     // `zcuda install --repair` re-hashes installed files when a same-size change is suspected.
     if (entry != receipt_.end()) {
@@ -60,7 +60,7 @@ Result<std::string> RuntimeDigests::digest(const fs::path& source) {
     }
   }
   if (digest.empty()) {
-    auto hashed = fetch::sha256_file(source);
+    auto hashed = sha256_file(source);
     if (!hashed) return hashed;
     digest = std::move(*hashed);
   }

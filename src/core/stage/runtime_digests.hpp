@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::stage::detail {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/stage/journal.hpp>
 #include <zcuda/stage/stage.hpp>
 

@@ -4,13 +4,13 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/test_hooks.hpp>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include "steps.hpp"
 
 namespace zcuda::stage {
@@ -64,7 +64,7 @@ Result<Ownership> classify_target(const fs::path& root, const Step& step) {
       return Ownership::ours;
     }
   }
-  auto digest = fetch::sha256_file(target);
+  auto digest = sha256_file(target);
   if (!digest) return std::unexpected(digest.error());
   if (*digest == step.staged_sha256) return Ownership::ours;
   if (step.original_sha256 && *digest == *step.original_sha256) return Ownership::original;
@@ -82,7 +82,7 @@ Status undo_step(const fs::path& root, const Step& step, Ownership ownership, co
     case Ownership::missing:
       break;
     case Ownership::ours:
-      if (!fs::remove(target, ec) && ec) return std::unexpected(platform::io_error("remove", target, ec));
+      if (!fs::remove(target, ec) && ec) return std::unexpected(io_error("remove", target, ec));
       crash_point();
       if (!step.replaces && counts) ++counts->removed;
       break;
@@ -134,7 +134,7 @@ Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::
                 "They are originals zcuda could not put back; move them into the app folder by hand.");
   }
   fs::remove(journal_path(root), ec);
-  if (ec) return std::unexpected(platform::io_error("remove", journal_path(root), ec));
+  if (ec) return std::unexpected(io_error("remove", journal_path(root), ec));
   crash_point();
   remove_empty_folders(dir);
   return {};

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/platform/terminal.hpp>
-#include <zcuda/ui/units.hpp>
+#include <zcuda/base/units.hpp>
 
 namespace zcuda::ui {
 

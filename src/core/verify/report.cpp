@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::verify {
 
@@ -67,7 +67,7 @@ std::optional<T> optional_at(const json& in, const char* key) {
 void to_json(json& out, const Report& r) {
   const Summary summary = summarize(r);
   json runtime = {{"kind", r.runtime.kind},
-                  {"dir", r.runtime.dir ? json(platform::path_to_utf8(*r.runtime.dir)) : json(nullptr)},
+                  {"dir", r.runtime.dir ? json(path_to_utf8(*r.runtime.dir)) : json(nullptr)},
                   {"chosen_by", r.runtime.chosen_by},
                   {"launch", r.launch_method}};
   if (!r.runtime.version.empty()) runtime["version"] = r.runtime.version;
@@ -95,7 +95,7 @@ void to_json(json& out, const Report& r) {
          {"runtime", runtime},
          {"stack", r.stack()},
          {"device", r.device()},
-         {"probe", platform::path_to_utf8(r.probe)},
+         {"probe", path_to_utf8(r.probe)},
          {"timeout_seconds", r.timeout.count()},
          {"jobs", r.jobs},
          {"seconds", r.seconds},
@@ -109,7 +109,7 @@ void to_json(json& out, const Report& r) {
          {"application_verified", r.application_verified}};
   if (r.cuda_check) {
     out["cuda_check"] = {{"label", "load-only: ZLUDA's cuda_check loads each library and creates a handle; it computes nothing"},
-                         {"program", platform::path_to_utf8(r.cuda_check->program)},
+                         {"program", path_to_utf8(r.cuda_check->program)},
                          {"outcome", r.cuda_check->outcome},
                          {"lines", r.cuda_check->lines}};
   }
@@ -120,11 +120,11 @@ void from_json(const json& in, Report& r) {
   r.started_utc = in.at("started_utc").get<std::string>();
   const auto& runtime = in.at("runtime");
   r.runtime.kind = runtime.at("kind").get<std::string>();
-  if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = platform::path_from_utf8(*dir);
+  if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = path_from_utf8(*dir);
   r.runtime.chosen_by = runtime.at("chosen_by").get<std::string>();
   r.runtime.version = runtime.value("version", "");
   r.launch_method = runtime.at("launch").get<std::string>();
-  r.probe = platform::path_from_utf8(in.at("probe").get<std::string>());
+  r.probe = path_from_utf8(in.at("probe").get<std::string>());
   r.timeout = std::chrono::seconds(in.at("timeout_seconds").get<std::int64_t>());
   r.jobs = in.at("jobs").get<int>();
   r.seconds = in.at("seconds").get<double>();
@@ -158,16 +158,16 @@ void from_json(const json& in, Report& r) {
   }
   if (in.contains("cuda_check")) {
     const auto& cc = in.at("cuda_check");
-    r.cuda_check = CudaCheck{platform::path_from_utf8(cc.at("program").get<std::string>()), cc.at("outcome").get<std::string>(),
+    r.cuda_check = CudaCheck{path_from_utf8(cc.at("program").get<std::string>()), cc.at("outcome").get<std::string>(),
                              cc.at("lines").get<std::vector<std::string>>()};
   }
 }
 
-Result<std::filesystem::path> save(const Report& report, const app::Home& home) {
+Result<std::filesystem::path> save(const Report& report, const home::Home& home) {
   const auto dir = home.state / "verify";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return std::unexpected(platform::io_error("create", dir, ec));
+  if (ec) return std::unexpected(io_error("create", dir, ec));
   const auto text = json_text(json(report)) + "\n";
   std::string stamp;
   for (char c : report.started_utc) {
@@ -179,7 +179,7 @@ Result<std::filesystem::path> save(const Report& report, const app::Home& home) 
   return copy;
 }
 
-Result<std::optional<Report>> load_last(const app::Home& home) {
+Result<std::optional<Report>> load_last(const home::Home& home) {
   const auto file = home.state / "verify" / "last.json";
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return std::optional<Report>();

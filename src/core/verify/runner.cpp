@@ -1,7 +1,7 @@
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -124,7 +124,7 @@ Result<Report> run(const Options& options) {
   if (!launch) return std::unexpected(launch.error());
   if (options.launcher_join && launch->method() == "zluda.exe") {
     // The most a probe process is given: two checks and the watchdog.
-    auto carried = launch::launcher_arguments(*options.launcher_join, platform::path_to_utf8(options.probe),
+    auto carried = launch::launcher_arguments(*options.launcher_join, zcuda::path_to_utf8(options.probe),
                                               {"--check", "a", "--check", "b", "--watchdog", "60"});
     if (!carried) return std::unexpected(std::move(carried.error()).with_note("zcuda verify starts zcuda-probe through zluda.exe"));
     encode_for_launcher(*launch, options.launcher_join);
@@ -160,7 +160,7 @@ Result<Report> run(const Options& options) {
     auto process_spec = launch->spec(args);
     process_spec.streams = platform::StreamMode::capture;
     process_spec.timeout = process_timeout;
-    spdlog::debug("verify: starting {} check(s) from {} ({})", unit.size(), unit.front()->name, options.probe.string());
+    spdlog::debug("verify: starting {} check(s) from {} ({})", unit.size(), unit.front()->name, path_to_utf8(options.probe));
     auto done = platform::run_process(process_spec);
     if (!done) {
       std::lock_guard lock(mutex);
@@ -229,7 +229,7 @@ Result<Report> run(const Options& options) {
   std::vector<std::map<std::string, std::string>::iterator> pending;
   for (auto it = digests.begin(); it != digests.end(); ++it) pending.push_back(it);
   parallel_for(pending.size(), report.jobs, [&](std::size_t k) {
-    auto digest = fetch::sha256_file(platform::path_from_utf8(pending[k]->first));
+    auto digest = sha256_file(path_from_utf8(pending[k]->first));
     if (digest) pending[k]->second = *digest;  // each thread writes its own entry
   });
   for (auto& c : report.checks) {

@@ -1,12 +1,10 @@
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
 #include <system_error>
 
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/os.hpp>
 #include <zcuda/platform/runtime_launch.hpp>
-#include <zcuda/platform/test_hooks.hpp>
 
 namespace zcuda::verify {
 namespace {
@@ -25,7 +23,7 @@ bool holds_driver(const std::filesystem::path& dir) {
 // The installed ZLUDA: installs/zluda/current holds the version, installs/zluda/<version>/ the
 // files (or a zluda/ folder inside it, as the release archives are laid out). nullopt when
 // nothing is installed; an error when the pointer is there but broken.
-Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
+Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
   const auto base = home.installs() / "zluda";
   const auto pointer = base / "current";
   std::error_code ec;
@@ -34,12 +32,12 @@ Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
   if (!text) return std::unexpected(text.error());
   const auto version = trim(*text);
   if (version.empty() || version.find_first_of("/\\") != std::string::npos || version == "." || version == "..") {
-    return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + pointer.string() + " does not hold a version",
+    return fail(ErrorKind::invalid_input, "The installed-ZLUDA pointer " + path_to_utf8(pointer) + " does not hold a version",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
-  auto dir = base / platform::path_from_utf8(version);
+  auto dir = base / path_from_utf8(version);
   if (!std::filesystem::is_directory(dir, ec)) {
-    return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + dir.string() + " is missing",
+    return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + path_to_utf8(dir) + " is missing",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
   if (!holds_driver(dir) && holds_driver(dir / "zluda")) dir /= "zluda";
@@ -49,7 +47,7 @@ Result<std::optional<Runtime>> installed_zluda(const app::Home& home) {
 }  // namespace
 
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
-                                const app::Home& home) {
+                                const home::Home& home) {
   if (runtime_dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(*runtime_dir, ec)) {
@@ -67,27 +65,6 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
                 "Install one with 'zcuda install', or test a folder with --runtime-dir DIR.");
   }
   return Runtime{"native", std::nullopt, "", "no ZLUDA installed"};
-}
-
-Result<std::filesystem::path> find_probe() {
-  if (auto named = platform::test_hooks::probe_override()) {
-    std::error_code ec;
-    const auto probe = platform::path_from_utf8(*named);
-    if (!std::filesystem::is_regular_file(probe, ec)) {
-      return fail(ErrorKind::not_found, "The zcuda-probe the test hook names does not exist: " + *named,
-                  "Unset the test hook's variable (docs/cli.md, \"Test hooks\") to use the zcuda-probe beside zcuda.");
-    }
-    return probe;
-  }
-  auto self = platform::current_executable();
-  if (!self) return std::unexpected(self.error());
-  auto probe = self->parent_path() / (platform::current_os() == platform::Os::windows ? "zcuda-probe.exe" : "zcuda-probe");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(probe, ec)) {
-    return fail(ErrorKind::not_found, "zcuda-probe was not found beside zcuda (" + probe.string() + ")",
-                "Reinstall zcuda: zcuda-probe ships in the same folder.");
-  }
-  return probe;
 }
 
 }  // namespace zcuda::verify

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 namespace zcuda::warmup {

@@ -2,8 +2,8 @@
 // and its own verdict.
 #include <fmt/format.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 namespace zcuda::warmup {
@@ -38,7 +38,7 @@ Result<std::vector<FileResult>> precompile(const fs::path& tool, const std::vect
     if (progress.started) progress.started(i, files.size(), files[i]);
     platform::ProcessSpec spec;
     spec.program = tool;
-    spec.args = {platform::path_to_utf8(files[i])};
+    spec.args = {zcuda::path_to_utf8(files[i])};
     spec.environment = environment;
     spec.streams = platform::StreamMode::capture;
     spec.cancel = cancel;
@@ -58,7 +58,7 @@ Result<std::vector<FileResult>> precompile(const fs::path& tool, const std::vect
 }
 
 nlohmann::json to_json(const FileResult& result) {
-  return {{"file", platform::path_to_utf8(result.file)},
+  return {{"file", zcuda::path_to_utf8(result.file)},
           {"ok", result.ok},
           {"seconds", result.seconds},
           {"ended", result.ok ? nlohmann::json(nullptr) : nlohmann::json(result.ended)},

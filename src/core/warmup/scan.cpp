@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 namespace zcuda::warmup {
@@ -30,7 +30,7 @@ namespace {
 // Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files. Other files
 // (scripts, data, a Linux bin/ folder's tools) are not read.
 bool binary_name(const fs::path& file) {
-  std::string name = platform::path_to_utf8(file.filename());
+  std::string name = zcuda::path_to_utf8(file.filename());
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (std::string_view ext : {".exe", ".dll", ".so", ".fatbin", ".cubin"}) {
     if (name.ends_with(ext)) return true;

@@ -5,10 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
-#include "archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
 
@@ -66,7 +67,7 @@ TEST_P(Extract, InstallsOnlyTheRootFolderWithModesLinksAndDigests) {
   EXPECT_EQ(r->scan.installed_bytes, 6u + binary.size() + 10u);
   for (const auto& e : r->entries) {
     if (e.type != WrittenEntry::Type::file) continue;
-    auto digest = fetch::sha256_file(dir / "out" / e.path);
+    auto digest = sha256_file(dir / "out" / e.path);
     ASSERT_TRUE(digest);
     EXPECT_EQ(e.sha256, *digest) << e.path;
     EXPECT_EQ(e.size, fs::file_size(dir / "out" / e.path)) << e.path;

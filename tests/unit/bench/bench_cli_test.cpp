@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -20,11 +20,11 @@ using nlohmann::json;
 class BenchCli : public ::testing::Test {
  protected:
   CommandResult bench(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--home", platform::path_to_utf8(tmp.path()), "bench"});
+    args.insert(args.begin(), {"--home", path_to_utf8(tmp.path()), "bench"});
     return run_zcuda(args);
   }
   std::vector<std::string> series(const std::string& count = "4") {
-    return {platform::path_to_utf8(test_child()), "series", "sps", count, "500"};
+    return {path_to_utf8(test_child()), "series", "sps", count, "500"};
   }
   TempDir tmp;
 };
@@ -41,11 +41,11 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
   EXPECT_EQ(out.at("variants").at(1).at("env").at("ZCUDA_TEST_FACTOR"), "0.5");
   EXPECT_EQ(out.at("variants").at(0).at("values").size(), 6u);  // 2 runs x (4 - 1 warm-up)
   const std::string record = out.at("record").get<std::string>();
-  EXPECT_TRUE(fs::exists(platform::path_from_utf8(record)));
+  EXPECT_TRUE(fs::exists(path_from_utf8(record)));
   const json kept = json::parse(read_file(record));
   EXPECT_EQ(kept.at("comparison"), out.at("comparison"));
   // `zcuda report` carries the record.
-  auto report = run_zcuda({"--home", platform::path_to_utf8(tmp.path()), "--json", "report"});
+  auto report = run_zcuda({"--home", path_to_utf8(tmp.path()), "--json", "report"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const json collected = json::parse(report.out);
   ASSERT_EQ(collected.at("bench").size(), 1u);
@@ -66,26 +66,26 @@ TEST_F(BenchCli, TextLeadsWithTheSentence) {
 }
 
 TEST_F(BenchCli, AnInvalidBenchExitsOneAndSaysWhy) {
-  auto r = bench({"--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child()), "exit", "4"});
+  auto r = bench({"--a-runtime", "native", "--b-runtime", "native", path_to_utf8(test_child()), "exit", "4"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(r.out.starts_with("invalid: A run 1: exit code 4, expected 0")) << r.out;
   EXPECT_NE(r.out.find("A run 2 failed"), std::string::npos) << r.out;
 }
 
 TEST_F(BenchCli, UsageErrorsAreUsageErrors) {
-  auto groups = bench({"--metric", "(a)(b)", "--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child())});
+  auto groups = bench({"--metric", "(a)(b)", "--a-runtime", "native", "--b-runtime", "native", path_to_utf8(test_child())});
   EXPECT_EQ(groups.exit_code, 2) << groups.err;
   EXPECT_NE(groups.err.find("capture groups"), std::string::npos) << groups.err;
   auto none = bench({});
   EXPECT_EQ(none.exit_code, 2);
-  auto better = bench({"--better", "sideways", platform::path_to_utf8(test_child())});
+  auto better = bench({"--better", "sideways", path_to_utf8(test_child())});
   EXPECT_EQ(better.exit_code, 2);
-  auto both = bench({"--json", "--show-output", platform::path_to_utf8(test_child())});
+  auto both = bench({"--json", "--show-output", path_to_utf8(test_child())});
   EXPECT_EQ(both.exit_code, 2);
 }
 
 TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
-  auto r = bench({"--show-output", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", platform::path_to_utf8(test_child()),
+  auto r = bench({"--show-output", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", path_to_utf8(test_child()),
                   "out", "hello from the program\n", "err", "and its stderr\n"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("hello from the program\nhello from the program\n")) << r.out;
@@ -99,8 +99,8 @@ TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {
   BackgroundOptions options;
   options.out = out;
   options.err = tmp / "err.txt";
-  BackgroundProcess bench({ZCUDA_BIN, "--home", platform::path_to_utf8(tmp.path()), "--json", "bench", "--a-runtime", "native", "--b-runtime",
-                           "native", platform::path_to_utf8(test_child()), "touch", platform::path_to_utf8(started), "sleep", "30000"},
+  BackgroundProcess bench({ZCUDA_BIN, "--home", path_to_utf8(tmp.path()), "--json", "bench", "--a-runtime", "native", "--b-runtime",
+                           "native", path_to_utf8(test_child()), "touch", path_to_utf8(started), "sleep", "30000"},
                           options);
   // The program says it is running by creating the file; then Ctrl-C.
   for (int i = 0; i < 300 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -112,7 +112,7 @@ TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {
   const json record = json::parse(bench.out());
   EXPECT_FALSE(record.at("complete").get<bool>());
   EXPECT_TRUE(record.at("variants").at(0).at("runs").at(0).at("cancelled").get<bool>());
-  EXPECT_TRUE(fs::exists(platform::path_from_utf8(record.at("record").get<std::string>())));
+  EXPECT_TRUE(fs::exists(path_from_utf8(record.at("record").get<std::string>())));
 }
 
 }  // namespace

@@ -8,8 +8,9 @@
 
 #include <zcuda/bench/bench.hpp>
 #include <zcuda/platform/process.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
+#include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
 
@@ -46,8 +47,8 @@ class BenchTest : public ::testing::Test {
   Result<BenchRecord> bench() { return run_bench(options, home, detect::Profile{}, platform::current_environment(), observer); }
 
   test::TempDir tmp;
-  app::Home home;
-  BenchOptions options;
+  home::Home home;
+  bench::Options options;
   Quiet observer;
 };
 
@@ -93,7 +94,7 @@ TEST_F(BenchTest, TheWarmUpValueOfEveryRunIsDropped) {
 
 TEST_F(BenchTest, RunsAlternateAndSeeTheirVariantAndNumber) {
   const fs::path log = tmp / "order.txt";
-  options.launch.args = {"appendenv", platform::path_to_utf8(log), "ZCUDA_BENCH_VARIANT", "ZCUDA_BENCH_RUN"};
+  options.launch.args = {"appendenv", path_to_utf8(log), "ZCUDA_BENCH_VARIANT", "ZCUDA_BENCH_RUN"};
   options.runs = 3;
   auto r = bench();
   ASSERT_TRUE(r) << r.error().message;
@@ -195,11 +196,12 @@ TEST_F(BenchTest, OutputWithoutTheMetricIsAFailedRun) {
 }
 
 TEST_F(BenchTest, CtrlCKillsTheRunningProgramAndKeepsAnIncompleteRecord) {
-  options.launch.args = {"sleep", "30000"};
+  const fs::path ready = tmp / "child-ready";
+  options.launch.args = {"touch", path_to_utf8(ready), "sleep", "30000"};
   std::atomic<bool> cancel{false};
   options.cancel = &cancel;
   std::thread press([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    test::wait_for_file(ready);  // the program runs: Ctrl-C now reaches a running program
     cancel = true;
   });
   const auto started = std::chrono::steady_clock::now();
@@ -218,7 +220,7 @@ TEST_F(BenchTest, CtrlCKillsTheRunningProgramAndKeepsAnIncompleteRecord) {
 TEST_F(BenchTest, AnUnknownRuntimeIsAnErrorBeforeAnythingRuns) {
   options.variants[1].runtime = "v0-not-installed";
   const fs::path log = tmp / "ran.txt";
-  options.launch.args = {"touch", platform::path_to_utf8(log)};
+  options.launch.args = {"touch", path_to_utf8(log)};
   auto r = bench();
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::not_found);
@@ -249,12 +251,12 @@ TEST_F(BenchTest, NativeAndARuntimeFolderEachLaunchTheirOwnLibraries) {
 #else
   const std::string program = "cuda_app", driver = "libcuda.so.1";
 #endif
-  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_CUDA_APP), app / program);
-  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA), app / driver);
-  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA), runtime / driver);
+  fs::copy_file(path_from_utf8(ZCUDA_TEST_CUDA_APP), app / program);
+  fs::copy_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA), app / driver);
+  fs::copy_file(path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA), runtime / driver);
   options.launch.program = app / program;
   options.launch.args = {};
-  options.variants[1].runtime = platform::path_to_utf8(runtime);
+  options.variants[1].runtime = path_to_utf8(runtime);
   options.runs = 2;
   auto r = bench();
   ASSERT_TRUE(r) << r.error().message;
@@ -265,7 +267,7 @@ TEST_F(BenchTest, NativeAndARuntimeFolderEachLaunchTheirOwnLibraries) {
   EXPECT_EQ(r->variants[1].runtime.libraries[0].sha256.size(), 64u);
   EXPECT_TRUE(r->variants[0].runtime.libraries.empty());
   // B ran last, so the folder is staged now; the original library is backed up, not lost.
-  EXPECT_NE(test::read_file(app / driver), test::read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  EXPECT_NE(test::read_file(app / driver), test::read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
   bool said_unstaged = false;
   for (const auto& n : observer.notices) said_unstaged = said_unstaged || n.find("unstaged") != std::string::npos;
   EXPECT_TRUE(said_unstaged);

@@ -108,7 +108,7 @@ TEST(BenchRecord, WrongFieldsAreNamed) {
 
 TEST(BenchRecord, WrittenUnderHomeAndReadNewestFirst) {
   test::TempDir tmp;
-  app::Home home;
+  home::Home home;
   home.root = tmp.path();
   home.state = tmp / "state";
   BenchRecord first = sample();

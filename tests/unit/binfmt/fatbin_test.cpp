@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "binfmt/section_builder.hpp"
 #include "support/temp_dir.hpp"

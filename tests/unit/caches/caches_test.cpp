@@ -6,7 +6,7 @@
 
 #include <zcuda/caches/caches.hpp>
 #include <zcuda/detect/detect.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -46,20 +46,20 @@ TEST(Caches, DefaultFolders) {
   EXPECT_EQ(found["zluda"], std::vector<fs::path>{(w.tmp / "local" / "zluda" / "ComputeCache").lexically_normal()});
   EXPECT_EQ(found["miopen"], (std::vector<fs::path>{(home / ".miopen").lexically_normal(), (home / ".cache" / "miopen").lexically_normal()}));
   EXPECT_EQ(found["triton"], std::vector<fs::path>{(home / ".triton" / "cache").lexically_normal()});
-  EXPECT_EQ(found["torchinductor"], std::vector<fs::path>{(w.tmp / "temp" / platform::path_from_utf8("torchinductor_jos\xc3\xa9_x")).lexically_normal()});
+  EXPECT_EQ(found["torchinductor"], std::vector<fs::path>{(w.tmp / "temp" / zcuda::path_from_utf8("torchinductor_jos\xc3\xa9_x")).lexically_normal()});
 }
 
 TEST(Caches, VariablesNameFoldersAndRelativeOnesAreIgnored) {
   CacheWorld w;
-  const std::string abs_triton = platform::path_to_utf8(w.tmp / "my triton");
-  const std::string abs_db = platform::path_to_utf8(w.tmp / "miopen db");
+  const std::string abs_triton = zcuda::path_to_utf8(w.tmp / "my triton");
+  const std::string abs_db = zcuda::path_to_utf8(w.tmp / "miopen db");
   w.env = {{"TRITON_CACHE_DIR", abs_triton}, {"MIOPEN_USER_DB_PATH", abs_db}, {"TORCHINDUCTOR_CACHE_DIR", "relative/dir"}};
   auto folders = caches::locate(w.inputs());
   auto found = by_name(folders);
-  EXPECT_EQ(found["triton"], std::vector<fs::path>{platform::path_from_utf8(abs_triton).lexically_normal()});
+  EXPECT_EQ(found["triton"], std::vector<fs::path>{zcuda::path_from_utf8(abs_triton).lexically_normal()});
   EXPECT_EQ(found["miopen"].size(), 3u);
-  EXPECT_EQ(found["miopen"].front(), platform::path_from_utf8(abs_db).lexically_normal());
-  EXPECT_EQ(found["torchinductor"].front().filename(), platform::path_from_utf8("torchinductor_jos\xc3\xa9_x"));
+  EXPECT_EQ(found["miopen"].front(), zcuda::path_from_utf8(abs_db).lexically_normal());
+  EXPECT_EQ(found["torchinductor"].front().filename(), zcuda::path_from_utf8("torchinductor_jos\xc3\xa9_x"));
   for (const auto& f : folders) {
     if (f.name == "triton") {
       EXPECT_EQ(f.origin, "TRITON_CACHE_DIR");
@@ -141,11 +141,11 @@ TEST(Caches, AVariablePointingAtHomeOrTempIsRefused) {
   CacheWorld w;
   write_file(w.tmp / "home" / "thesis.tex", "years of work");
   write_file(w.tmp / "temp" / "other.txt", "someone else's");
-  w.env = {{"TRITON_CACHE_DIR", platform::path_to_utf8(w.tmp / "home")},
-           {"TORCHINDUCTOR_CACHE_DIR", platform::path_to_utf8(w.tmp / "temp")},
-           {"MIOPEN_USER_DB_PATH", platform::path_to_utf8(w.tmp.path())},
+  w.env = {{"TRITON_CACHE_DIR", zcuda::path_to_utf8(w.tmp / "home")},
+           {"TORCHINDUCTOR_CACHE_DIR", zcuda::path_to_utf8(w.tmp / "temp")},
+           {"MIOPEN_USER_DB_PATH", zcuda::path_to_utf8(w.tmp.path())},
            // The profile folder in other letter case, with a trailing separator.
-           {"MIOPEN_CUSTOM_CACHE_DIR", platform::path_to_utf8(w.tmp / "HOME") + "/"}};
+           {"MIOPEN_CUSTOM_CACHE_DIR", zcuda::path_to_utf8(w.tmp / "HOME") + "/"}};
   fs::create_directories(w.tmp / "HOME");  // on Linux another folder; refused all the same
   auto done = caches::clear({"triton", "torchinductor", "miopen"}, w.inputs(), true);
   ASSERT_TRUE(done) << done.error().message;

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/detect/detect.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/platform/windows_system.hpp>
 
 #include "detect_test_util.hpp"
@@ -19,7 +19,6 @@ namespace zcuda::detect {
 namespace {
 
 namespace fs = std::filesystem;
-using platform::path_to_utf8;
 using test::RegistryScratch;
 
 const wchar_t* kMachineEnvironment = L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";

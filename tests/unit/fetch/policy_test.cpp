@@ -5,7 +5,7 @@
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/fetch/rate.hpp>
 #include <zcuda/fetch/retry.hpp>
-#include <zcuda/fetch/sha256.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/ui/progress.hpp>
 
 #include "fetch_test_util.hpp"

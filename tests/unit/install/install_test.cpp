@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/quarantine.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/file_size_limit.hpp"
 #include "support/temp_dir.hpp"
@@ -23,17 +24,17 @@ using nlohmann::json;
 // A home, an archive shaped like a ZLUDA release, and a manifest pinning its digest.
 struct Fixture {
   test::TempDir dir;
-  app::Home home;
+  home::Home home;
   fs::path archive;
   std::string sha256;
   std::uint64_t size = 0;
 
   explicit Fixture(std::vector<test::Spec> entries = default_entries()) {
-    home = app::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
+    home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     fs::create_directories(dir / "src");
     archive = dir / "src" / "zluda-test.zip";
     test::write_archive(archive, test::ArchiveType::zip, entries);
-    sha256 = fetch::sha256_file(archive).value();
+    sha256 = sha256_file(archive).value();
     size = fs::file_size(archive);
   }
 
@@ -86,7 +87,7 @@ Outcome only_outcome(const Result<Report>& r) {
 
 TEST(InstallPlan, PicksByOsChannelAndOptional) {
   test::TempDir dir;
-  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", home::ChosenBy::flag};
   auto m = manifest::load_embedded().value();
   Selection windows;
   windows.os = platform::Os::windows;
@@ -124,7 +125,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
 
 TEST(InstallPlan, LinuxWithNothingPinnedSaysHowToProvideAManifest) {
   test::TempDir dir;
-  app::Home home{dir.path(), dir / "c", dir / "s", dir / "l", "test"};
+  home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", home::ChosenBy::flag};
   Selection linux;
   linux.os = platform::Os::linux;
   auto plan = make_plan(manifest::load_embedded().value(), linux, home);
@@ -152,7 +153,7 @@ TEST(Install, InstallsWithReceiptAndPointerThenRerunFetchesNothing) {
     if (file["path"] == "nvcuda.dll") {
       saw_driver = true;
       EXPECT_EQ(file["size"], 12);
-      EXPECT_EQ(file["sha256"], fetch::sha256_file(f.version_dir() / "nvcuda.dll").value());
+      EXPECT_EQ(file["sha256"], sha256_file(f.version_dir() / "nvcuda.dll").value());
     }
   }
   EXPECT_TRUE(saw_driver);
@@ -337,7 +338,7 @@ TEST(Install, SingleFileArtifactIsCopiedUnderItsName) {
   auto e = f.entry("tool", "1.0");
   e["component"] = "tool";
   e["url"] = test::file_url(f.dir / "src" / "tool.exe");
-  e["sha256"] = fetch::sha256_file(f.dir / "src" / "tool.exe").value();
+  e["sha256"] = sha256_file(f.dir / "src" / "tool.exe").value();
   e["size"] = 6;
   e["archive"] = "none";
   e.erase("root");

@@ -7,12 +7,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/platform/os.hpp>
 
-#include "archive/archive_builder.hpp"
+#include "support/archive_builder.hpp"
 #include "support/file_url.hpp"
 #include "support/http_server.hpp"
 #include "support/temp_dir.hpp"
@@ -50,7 +51,7 @@ std::vector<test::Spec> runtime_entries() {
 
 struct Scene {
   test::TempDir dir;
-  app::Home home;
+  home::Home home;
   test::ArchiveType type;
   fs::path archive;
   std::string bytes;
@@ -58,12 +59,12 @@ struct Scene {
   test::HttpServer server;
 
   explicit Scene(test::ArchiveType t = test::ArchiveType::zip, std::vector<test::Spec> entries = runtime_entries()) : type(t) {
-    home = app::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "test"};
+    home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     fs::create_directories(dir / "src");
     archive = dir / "src" / (t == test::ArchiveType::zip ? "zluda.zip" : "zluda.tar.gz");
     test::write_archive(archive, t, entries);
     bytes = read_bytes(archive);
-    sha256 = fetch::sha256_file(archive).value();
+    sha256 = zcuda::sha256_file(archive).value();
   }
 
   // Serves the archive in 20 pieces with a pause between them.
@@ -82,7 +83,7 @@ struct Scene {
             {"root", "zluda"}, {"license", "MIT"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
   }
 
-  Outcome install(const app::Home& h, const std::string& url, Options options = {}) const {
+  Outcome install(const home::Home& h, const std::string& url, Options options = {}) const {
     options.fetch.initial_backoff = std::chrono::milliseconds(10);
     auto m = manifest::parse(json{{"schema", 1}, {"artifacts", {entry(url)}}}.dump(), "test").value();
     auto plan = make_plan(m, Selection{}, h);
@@ -113,7 +114,7 @@ struct Scene {
   }
 };
 
-std::string receipt_files(const app::Home& h) {
+std::string receipt_files(const home::Home& h) {
   auto text = read_bytes(h.root / "installs" / "zluda" / "v1.receipt.json");
   auto doc = json::parse(text, nullptr, false);
   return doc.is_discarded() ? text : doc["files"].dump();
@@ -133,7 +134,7 @@ TEST_P(Streamed, InstallsWhatTheSequentialPathInstalls) {
   EXPECT_TRUE(fs::exists(s.home.cache / s.sha256)) << "the verified download is in the cache";
 
   // The same archive from a file (the sequential path) gives the same receipt, digest by digest.
-  app::Home other{s.dir / "other", s.dir / "other" / "cache", s.dir / "other" / "state", s.dir / "other" / "logs", "test"};
+  home::Home other{s.dir / "other", s.dir / "other" / "cache", s.dir / "other" / "state", s.dir / "other" / "logs", home::ChosenBy::flag};
   auto local = s.install(other, test::file_url(s.archive));
   ASSERT_EQ(local.state, State::installed) << (local.error ? local.error->message : "");
   EXPECT_EQ(receipt_files(s.home), receipt_files(other));
@@ -252,7 +253,7 @@ TEST(StreamedZip, ACentralDirectoryThatDisagreesWithTheLocalHeadersIsRefused) {
   fs::path file = s.dir / "patched.zip";
   std::ofstream(file, std::ios::binary) << patched;
   s.bytes = patched;
-  s.sha256 = fetch::sha256_file(file).value();
+  s.sha256 = zcuda::sha256_file(file).value();
   s.serve();
   auto out = s.install();
   ASSERT_EQ(out.state, State::failed);

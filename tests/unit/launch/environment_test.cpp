@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/launch.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -35,7 +35,7 @@ class PlanFixture : public ::testing::Test {
   }
   test::TempDir tmp;
   fs::path program;
-  LaunchOptions options;
+  Options options;
 };
 
 TEST_F(PlanFixture, Tf32OverrideIsSetByDefaultAndSaysWhy) {
@@ -94,11 +94,11 @@ TEST_F(PlanFixture, HipblasltUsesTheGpusOwnKernelFolder) {
   options.gfx = "gfx1100";
   auto plan = prepare_launch(options, {});
   ASSERT_TRUE(plan);
-  EXPECT_EQ(platform::path_from_utf8(plan->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library" / "gfx1100");
+  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library" / "gfx1100");
   options.gfx = "gfx1201";  // no folder of its own: the whole library
   auto other = prepare_launch(options, {});
   ASSERT_TRUE(other);
-  EXPECT_EQ(platform::path_from_utf8(other->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library");
+  EXPECT_EQ(zcuda::path_from_utf8(other->environment.at("HIPBLASLT_TENSILE_LIBPATH")), hip / "lib" / "hipblaslt" / "library");
 }
 
 TEST_F(PlanFixture, ALaunchThroughZludaExeIsEncodedForItsJoin) {
@@ -110,7 +110,7 @@ TEST_F(PlanFixture, ALaunchThroughZludaExeIsEncodedForItsJoin) {
   auto plan = prepare_launch(options, {});
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_TRUE(plan->through_launcher);
-  const std::string target = platform::path_to_utf8(plan->target);
+  const std::string target = zcuda::path_to_utf8(plan->target);
   EXPECT_EQ(plan->args, (std::vector<std::string>{"--zluda-trace", "--", "\"" + target + "\"", "\"a b\"", "\"\""}));
   EXPECT_EQ(to_json(*plan).at("launcher_join"), "spaces");
   // A launcher that cannot carry the arguments refuses before anything starts.
@@ -126,7 +126,7 @@ TEST_F(PlanFixture, ALaunchThroughZludaExeIsEncodedForItsJoin) {
 }
 
 // Real PE files built by the binfmt suite with MinGW-w64 (i686 and x86_64).
-fs::path pe_file(const char* arch, const char* name) { return platform::path_from_utf8(ZCUDA_TEST_PE_DIR) / arch / name; }
+fs::path pe_file(const char* arch, const char* name) { return zcuda::path_from_utf8(ZCUDA_TEST_PE_DIR) / arch / name; }
 
 class WindowsProgramFixture : public PlanFixture {
  protected:
@@ -156,7 +156,7 @@ TEST_F(WindowsProgramFixture, A32BitProgramUsesZludas32Folder) {
   EXPECT_TRUE(plan->is_32bit);
   EXPECT_EQ(plan->program, tmp / "runtime" / "32" / "zluda.exe");
   EXPECT_EQ(plan->runtime_dir, tmp / "runtime" / "32");
-  EXPECT_NE(plan->environment.at("PATH").find(platform::path_to_utf8(tmp / "runtime" / "32")), std::string::npos);
+  EXPECT_NE(plan->environment.at("PATH").find(zcuda::path_to_utf8(tmp / "runtime" / "32")), std::string::npos);
 }
 
 TEST_F(WindowsProgramFixture, A64BitProgramUsesTheRuntimeItself) {

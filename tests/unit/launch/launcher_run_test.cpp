@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -28,7 +28,7 @@ class LauncherRun : public ::testing::Test {
 #else
     // The program in a folder with spaces and non-ASCII letters, as under C:\Program Files or a
     // user folder named after its owner.
-    target = tmp.path() / platform::path_from_utf8("Program Files (x86)/J\xC3\xB6rg's app") / "child.exe";
+    target = tmp.path() / zcuda::path_from_utf8("Program Files (x86)/J\xC3\xB6rg's app") / "child.exe";
     fs::create_directories(target.parent_path());
     fs::copy_file(test_child(), target);
 #endif
@@ -38,15 +38,15 @@ class LauncherRun : public ::testing::Test {
   fs::path runtime_with(const char* fake) {
     const fs::path dir = tmp.path() / (std::string("runtime-") + std::to_string(++runtimes));
     fs::create_directories(dir);
-    fs::copy_file(platform::path_from_utf8(fake), dir / "zluda.exe");
+    fs::copy_file(zcuda::path_from_utf8(fake), dir / "zluda.exe");
     return dir;
   }
 
   CommandResult run(const fs::path& runtime, const Args& args, const Args& flags = {}) {
-    Args argv = {"--home", platform::path_to_utf8(tmp.path() / "home"), "run", "--runtime-dir", platform::path_to_utf8(runtime),
+    Args argv = {"--home", zcuda::path_to_utf8(tmp.path() / "home"), "run", "--runtime-dir", zcuda::path_to_utf8(runtime),
                  "--no-stage", "--no-detect"};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    argv.push_back(platform::path_to_utf8(target));
+    argv.push_back(zcuda::path_to_utf8(target));
     argv.push_back("argdump");
     argv.insert(argv.end(), args.begin(), args.end());
     CommandOptions options;
@@ -110,18 +110,18 @@ TEST_F(LauncherRun, ALauncherWithoutSeparatorsCarriesOneArgumentAndRefusesMore) 
 TEST_F(LauncherRun, VerifysProbesGoThroughTheSameEncoding) {
   const fs::path probe = tmp.path() / "Program Files" / "zcuda dir" / "zcuda-probe.exe";
   fs::create_directories(probe.parent_path());
-  fs::copy_file(platform::path_from_utf8(ZCUDA_TEST_PROBE_BIN), probe);
+  fs::copy_file(zcuda::path_from_utf8(ZCUDA_TEST_PROBE_BIN), probe);
   const auto runtime = runtime_with(FAKE_ZLUDA_spaces);
   CommandOptions options;
-  options.set_env["ZCUDA_TEST_PROBE"] = platform::path_to_utf8(probe);
-  auto r = run_zcuda({"--home", platform::path_to_utf8(tmp.path() / "home"), "--json", "verify", "--runtime-dir",
-                      platform::path_to_utf8(runtime), "--check", "driver.init"},
+  options.set_env["ZCUDA_TEST_PROBE"] = zcuda::path_to_utf8(probe);
+  auto r = run_zcuda({"--home", zcuda::path_to_utf8(tmp.path() / "home"), "--json", "verify", "--runtime-dir",
+                      zcuda::path_to_utf8(runtime), "--check", "driver.init"},
                      options);
   EXPECT_NE(r.out.find("driver.init"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("without printing a result"), std::string::npos) << r.out;
   EXPECT_EQ(learned(), Args{"spaces"});
-  auto stopped = run_zcuda({"--home", platform::path_to_utf8(tmp.path() / "home"), "verify", "--runtime-dir",
-                            platform::path_to_utf8(runtime_with(FAKE_ZLUDA_exits)), "--check", "driver.init"},
+  auto stopped = run_zcuda({"--home", zcuda::path_to_utf8(tmp.path() / "home"), "verify", "--runtime-dir",
+                            zcuda::path_to_utf8(runtime_with(FAKE_ZLUDA_exits)), "--check", "driver.init"},
                            options);
   EXPECT_NE(stopped.exit_code, 0);
   EXPECT_NE(stopped.err.find("without starting the program"), std::string::npos) << stopped.err;

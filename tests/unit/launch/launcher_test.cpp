@@ -1,10 +1,10 @@
 // Launcher records, the probe's argument echo, and learning a launcher's join from a real run.
 #include <gtest/gtest.h>
 
-#include <zcuda/fetch/fetch.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/platform/process.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
-const fs::path probe = platform::path_from_utf8(ZCUDA_TEST_PROBE_BIN);
+const fs::path probe = zcuda::path_from_utf8(ZCUDA_TEST_PROBE_BIN);
 
 LauncherRecord sample_record() {
   LauncherRecord r;
@@ -77,7 +77,7 @@ TEST(KnownLauncherJoin, ReadsTheRecordKeptForTheLauncher) {
   test::TempDir tmp;
   const fs::path launcher = tmp / "zluda.exe";
   test::write_file(launcher, "not a program: the record answers before anything runs");
-  auto digest = fetch::sha256_file(launcher);
+  auto digest = zcuda::sha256_file(launcher);
   ASSERT_TRUE(digest);
   auto record = sample_record();
   record.sha256 = *digest;
@@ -111,7 +111,7 @@ TEST(LearnLauncher, ClassifiesWhatTheEchoTargetReceived) {
   ASSERT_TRUE(learned) << learned.error().message;
   EXPECT_EQ(learned->join, LauncherJoin::quoting);
   EXPECT_EQ(learned->received, echo_sample_arguments());
-  EXPECT_EQ(learned->sha256, *fetch::sha256_file(launcher));
+  EXPECT_EQ(learned->sha256, *zcuda::sha256_file(launcher));
   // Kept under the state folder, and found there the next time.
   auto join = known_launcher_join(launcher, probe, tmp / "state");
   ASSERT_TRUE(join);

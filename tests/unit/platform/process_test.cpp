@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/process.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/environment.hpp"
 #include "support/temp_dir.hpp"

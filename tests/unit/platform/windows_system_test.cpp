@@ -6,7 +6,7 @@
 
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/system_info.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/platform/windows_system.hpp>
 
 #include "support/registry_scratch.hpp"

@@ -3,7 +3,7 @@
 
 #include <zcuda/bench/record.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/report/report.hpp>
 #include <zcuda/verify/verify.hpp>
 

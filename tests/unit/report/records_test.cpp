@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/report/report.hpp>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 class Records : public ::testing::Test {
  protected:
   test::TempDir dir;
-  app::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "--home"};
+  home::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
 
   nlohmann::json collect() {
     report::CollectOptions options;

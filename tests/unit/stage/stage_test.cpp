@@ -4,9 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
-#include "stage_fixture.hpp"
+#include "support/stage_fixture.hpp"
 
 namespace zcuda::test {
 namespace {
@@ -23,7 +24,7 @@ TEST_F(StageFixture, ProgramLoadsItsOwnThenStagedThenItsOwnLibcudaAgain) {
   ASSERT_EQ(staged.exit_code, 0) << staged.err;
   EXPECT_EQ(which_libcuda(), "runtime-libcuda\n");
   EXPECT_TRUE(fs::exists(app / ".zcuda-stage" / "journal.json"));
-  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  EXPECT_EQ(read_file(app / ".zcuda-stage" / "backup" / cuda_names.driver), read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
 
   auto unstaged = zcuda({"unstage", (app / cuda_names.app).string()});
   ASSERT_EQ(unstaged.exit_code, 0) << unstaged.err;
@@ -119,7 +120,7 @@ TEST_F(StageFixture, ChangedStagedFileIsRefusedThenKeptWithForce) {
   auto j = json::parse(forced.out);
   ASSERT_EQ(j["kept"].size(), 1u);
   EXPECT_EQ(read_file(j["kept"][0].get<std::string>()), "the user's own build\n");
-  EXPECT_EQ(read_file(app / cuda_names.driver), read_file(platform::path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  EXPECT_EQ(read_file(app / cuda_names.driver), read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "journal.json"));
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage" / "backup"));
   // Apart from the kept file, the folder is as it was.
@@ -146,7 +147,7 @@ class InstalledRuntime : public StageFixture {
         continue;
       }
       fs::last_write_time(entry.path(), fs::file_time_type::clock::now() - std::chrono::hours(1));
-      auto digest = zcuda::fetch::sha256_file(entry.path());
+      auto digest = zcuda::sha256_file(entry.path());
       ASSERT_TRUE(digest);
       const auto size = static_cast<long long>(fs::file_size(entry.path())) + (size_delta.contains(name) ? size_delta.at(name) : 0);
       files.push_back({{"path", name}, {"type", "file"}, {"size", size},
@@ -184,7 +185,7 @@ TEST_F(InstalledRuntime, DigestsComeFromTheReceiptAndUnstageRecognisesHardLinksW
   EXPECT_EQ(cublas["staged_size"], 100000);
   EXPECT_TRUE(cublas["staged_mtime_ns"].is_number_integer());
   // A recorded size that differs from the file: the receipt is not used; the file is hashed.
-  EXPECT_EQ(step_for(cuda_names.nvml)["staged_sha256"], *zcuda::fetch::sha256_file(installed / cuda_names.nvml));
+  EXPECT_EQ(step_for(cuda_names.nvml)["staged_sha256"], *zcuda::sha256_file(installed / cuda_names.nvml));
 
   // Hashing the staged cuBLAS would not give the marker, so a clean unstage shows it was
   // recognised as a hard link of the runtime file with the recorded size and time.
@@ -248,8 +249,11 @@ TEST_F(InstalledRuntime, StagedFileReplacedBySameSizeFileWithTheRecordedTimeIsRe
 TEST_F(StageFixture, StagingBesideARunningProgram) {
   const auto before = snapshot(app);
   {
-    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // it has loaded its driver library by now
+    BackgroundOptions capture;
+    capture.out = tmp / "running-out.txt";
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"}, capture);
+    // It prints its driver library's identity once that library is loaded.
+    ASSERT_TRUE(running.wait_for_out("-libcuda")) << running.out();
     auto r = zcuda({"stage", app.string(), "--runtime-dir", runtime.string()});
 #ifdef _WIN32
     EXPECT_EQ(r.exit_code, 9) << r.err;  // locked
@@ -267,8 +271,10 @@ TEST_F(StageFixture, StagingBesideARunningProgram) {
   const auto staged_files = snapshot(app);
   {
     // And unstage, while the program runs with the staged DLL loaded.
-    BackgroundProcess running({(app / cuda_names.app).string(), "20000"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    BackgroundOptions capture;
+    capture.out = tmp / "running-staged-out.txt";
+    BackgroundProcess running({(app / cuda_names.app).string(), "20000"}, capture);
+    ASSERT_TRUE(running.wait_for_out("-libcuda")) << running.out();
     auto r = zcuda({"unstage", app.string()});
     EXPECT_EQ(r.exit_code, 9) << r.err;
     EXPECT_NE(r.err.find("in use by a running program"), std::string::npos) << r.err;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/fetch/fetch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -280,7 +281,7 @@ TEST(VerifyReport, SummaryCountsWhatItSays) {
 
 TEST(VerifyReport, SavesLastAndATimestampedCopy) {
   TempDir dir;
-  app::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", home::ChosenBy::flag};
   Report report;
   report.started_utc = "2026-12-02T11:54:03Z";
   report.checks = {result("driver.init", true, "pass")};
@@ -295,7 +296,7 @@ TEST(VerifyReport, SavesLastAndATimestampedCopy) {
 class VerifyRuntime : public ::testing::Test {
  protected:
   TempDir dir;
-  app::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", "test"};
+  home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", home::ChosenBy::flag};
 };
 
 TEST_F(VerifyRuntime, NativeWhenNothingIsInstalled) {
@@ -354,9 +355,9 @@ TEST(VerifyDigest, Sha256OfKnownContent) {
   TempDir dir;
   write_file(dir / "abc", "abc");
   write_file(dir / "empty", "");
-  EXPECT_EQ(fetch::sha256_file(dir / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(fetch::sha256_file(dir / "empty").value(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  auto missing = fetch::sha256_file(dir / "missing");
+  EXPECT_EQ(sha256_file(dir / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_file(dir / "empty").value(), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  auto missing = sha256_file(dir / "missing");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
 }

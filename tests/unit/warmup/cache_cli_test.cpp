@@ -25,9 +25,9 @@ TEST(CacheCli, ListsEveryCacheWithSizeAndCount) {
   ASSERT_EQ(first.size(), 4u) << r.out;
   EXPECT_EQ(first["zluda"]["bytes"], 2048);
   EXPECT_EQ(first["zluda"]["files"], 1);
-  EXPECT_EQ(fs::path(platform::path_from_utf8(first["zluda"]["path"].get<std::string>())), box.zluda_cache.lexically_normal());
+  EXPECT_EQ(fs::path(zcuda::path_from_utf8(first["zluda"]["path"].get<std::string>())), box.zluda_cache.lexically_normal());
   EXPECT_EQ(first["triton"]["files"], 2);
-  EXPECT_EQ(first["torchinductor"]["path"], platform::path_to_utf8((box.temp / "torchinductor_tester").lexically_normal()));
+  EXPECT_EQ(first["torchinductor"]["path"], zcuda::path_to_utf8((box.temp / "torchinductor_tester").lexically_normal()));
   EXPECT_EQ(first["miopen"]["exists"], false);
   EXPECT_EQ(j["total_bytes"], 2068);
   auto text = box.zcuda({"cache"});

@@ -3,7 +3,7 @@
 // that zcuda's cache lookups read through the variables a test sets, and a zcuda home.
 #include <filesystem>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -25,7 +25,7 @@ struct Sandbox {
 
   CommandOptions options() const {
     CommandOptions o;
-    const auto text = [](const std::filesystem::path& p) { return platform::path_to_utf8(p); };
+    const auto text = [](const std::filesystem::path& p) { return zcuda::path_to_utf8(p); };
     o.set_env = {{"HOME", text(profile)},         {"USERPROFILE", text(profile)}, {"XDG_CACHE_HOME", text(local)},
                  {"LOCALAPPDATA", text(local)},   {"TMPDIR", text(temp)},         {"LOGNAME", "tester"}};
     o.unset_env = {"TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "MIOPEN_USER_DB_PATH", "MIOPEN_CUSTOM_CACHE_DIR"};
@@ -33,7 +33,7 @@ struct Sandbox {
   }
 
   CommandResult zcuda(std::vector<std::string> args, CommandOptions o) const {
-    args.insert(args.begin(), {"--home", platform::path_to_utf8(tmp / "zcuda home")});
+    args.insert(args.begin(), {"--home", zcuda::path_to_utf8(tmp / "zcuda home")});
     return run_zcuda(args, o);
   }
   CommandResult zcuda(std::vector<std::string> args) const { return zcuda(std::move(args), options()); }

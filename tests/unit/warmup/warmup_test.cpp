@@ -40,12 +40,12 @@ class Warmup : public ::testing::Test {
     write_file(app / "lib" / "c10.dll", pe_with_sections({".text", ".rdata"}));
     write_file(app / "readme.txt", "not a binary");
   }
-  void install_fake_precompile() { fs::copy_file(platform::path_from_utf8(FAKE_PRECOMPILE), runtime / kPrecompile); }
+  void install_fake_precompile() { fs::copy_file(zcuda::path_from_utf8(FAKE_PRECOMPILE), runtime / kPrecompile); }
   CommandResult warmup(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"warmup", "--runtime-dir", platform::path_to_utf8(runtime), platform::path_to_utf8(app / kProgram)};
+    std::vector<std::string> args = {"warmup", "--runtime-dir", zcuda::path_to_utf8(runtime), zcuda::path_to_utf8(app / kProgram)};
     args.insert(args.begin(), extra.begin(), extra.end());
     auto o = box.options();
-    o.set_env["FAKE_PRECOMPILE_LOG"] = platform::path_to_utf8(log);
+    o.set_env["FAKE_PRECOMPILE_LOG"] = zcuda::path_to_utf8(log);
     return box.zcuda(args, o);
   }
 };
@@ -54,8 +54,8 @@ TEST_F(Warmup, CompilesEachCudaBinaryOfTheProgramAndItsLibFolder) {
   install_fake_precompile();
   auto r = warmup();
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(read_file(log), "arg:" + platform::path_to_utf8(app / "libkernels.so") + "\n" + "arg:" +
-                                platform::path_to_utf8(app / "lib" / "torch_cuda.dll") + "\n");
+  EXPECT_EQ(read_file(log), "arg:" + zcuda::path_to_utf8(app / "libkernels.so") + "\n" + "arg:" +
+                                zcuda::path_to_utf8(app / "lib" / "torch_cuda.dll") + "\n");
   EXPECT_NE(r.err.find("[1/2] compiling"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[2/2] done in"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Warmed up 2 of 2 file(s)"), std::string::npos) << r.out;
@@ -132,7 +132,7 @@ TEST(WarmupFolders, TheProgramItselfCountsAndOtherFilesOnlyByTheirNames) {
   write_file(tmp / "weights.bin", fatbin_bytes());                         // data: not read
   auto scan = warmup::find_cuda_binaries(tmp / "trainer");
   std::vector<std::string> names;
-  for (const auto& b : scan.binaries) names.push_back(platform::path_to_utf8(b.filename()));
+  for (const auto& b : scan.binaries) names.push_back(zcuda::path_to_utf8(b.filename()));
   EXPECT_EQ(names, (std::vector<std::string>{"KERNELS.DLL", "libcudnn.so.9.1.0", "trainer"}));
   EXPECT_EQ(warmup::find_cuda_binaries(tmp / "trainer", 1).binaries.size(), 1u);
 }
@@ -155,8 +155,8 @@ class FirstRunNotice : public ::testing::Test {
   CommandResult run(std::vector<std::string> before = {}) {
     std::vector<std::string> args = before;
     for (const char* a : {"run", "--no-stage", "--no-detect", "--runtime-dir"}) args.push_back(a);
-    args.push_back(platform::path_to_utf8(runtime));
-    args.push_back(platform::path_to_utf8(program));
+    args.push_back(zcuda::path_to_utf8(runtime));
+    args.push_back(zcuda::path_to_utf8(program));
     args.push_back("exit");
     args.push_back("0");
     return box.zcuda(args);

@@ -1,0 +1,21 @@
+#include <zcuda/base/io_error.hpp>
+
+#include <fmt/format.h>
+
+#include <zcuda/base/path_format.hpp>
+
+namespace zcuda {
+
+Error io_error(std::string_view action, const std::filesystem::path& path, std::error_code ec) {
+  Error error{ErrorKind::io, fmt::format("Could not {} {}: {}", action, path, ec.message()), {}, {}};
+  if (ec == std::errc::no_space_on_device || ec == std::errc::file_too_large) {
+    error.hint = "The disk is full. Free some space (or choose another folder with --home) and run the command again; nothing was left half-written.";
+  } else if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted) {
+    error.hint = "Check that you may write there, or choose another folder with --home.";
+  } else if (ec == std::errc::read_only_file_system) {
+    error.hint = "The file system is read-only; choose another folder with --home.";
+  }
+  return error;
+}
+
+}  // namespace zcuda
