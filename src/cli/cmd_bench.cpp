@@ -50,9 +50,10 @@ class TerminalObserver : public bench::Observer {
   }
   void run_finished(const bench::VariantRecord& v, const bench::RunResult& r, int step, int steps) override {
     if (!progress_) return;
-    std::string what = r.ok() ? (r.values.empty() ? "done" : fmt::format("last value {:.6g} ({} value{})", r.values.back(), r.values.size(),
-                                                                          r.values.size() == 1 ? "" : "s"))
-                              : "failed: " + r.failure;
+    std::string what =
+        r.ok() ? (r.values.empty() ? "done"
+                                   : fmt::format("last value {:.6g} ({} value{})", r.values.back(), r.values.size(), r.values.size() == 1 ? "" : "s"))
+               : "failed: " + r.failure;
     std::fputs(fmt::format("zcuda: [{}/{}] {} run {}: {}, {:.2f} s\n", step, steps, v.name, r.number, what, r.seconds).c_str(), stderr);
   }
 
@@ -81,8 +82,10 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
                       c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
   if (record.runs_per_variant < 5 && c.verdict != bench::Verdict::invalid) {
-    text += style.dim(fmt::format("  With {} runs per variant the interval cannot see much run-to-run variation; --runs 5 or more "
-                                  "gives a firmer verdict.\n", record.runs_per_variant));
+    text +=
+        style.dim(fmt::format("  With {} runs per variant the interval cannot see much run-to-run variation; --runs 5 or more "
+                              "gives a firmer verdict.\n",
+                              record.runs_per_variant));
   }
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
@@ -154,8 +157,9 @@ CommandRun setup_bench(CLI::App& sub) {
     const std::string side = i == 0 ? "a" : "b";
     const std::string name = i == 0 ? "A" : "B";
     sub.add_option("--" + side + "-runtime", f->variants[i].runtime,
-                   "Variant " + name + "'s runtime: an installed ZLUDA version (v6-preview.69), a ZLUDA folder, or 'native' for no ZLUDA "
-                   "(default: the runtime 'zcuda run' uses)");
+                   "Variant " + name +
+                       "'s runtime: an installed ZLUDA version (v6-preview.69), a ZLUDA folder, or 'native' for no ZLUDA "
+                       "(default: the runtime 'zcuda run' uses)");
     sub.add_option("--" + side + "-env", f->variants[i].env, "Variable for variant " + name + "'s runs (repeatable): NAME=VALUE")
         ->take_all()
         ->expected(1)

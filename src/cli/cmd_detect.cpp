@@ -42,10 +42,14 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   } else {
     ui::Table t({"#", "Name", "gfx", "VRAM", "Type", "Status", "Seen by"});
     for (const auto& g : p.gpus) {
-      std::string status = g.status == "validated" ? s.green(g.status) : g.status == "candidate" ? s.yellow(g.status) : g.status == "unsupported" ? s.red(g.status) : s.dim(g.status);
+      std::string status = g.status == "validated"     ? s.green(g.status)
+                           : g.status == "candidate"   ? s.yellow(g.status)
+                           : g.status == "unsupported" ? s.red(g.status)
+                                                       : s.dim(g.status);
       t.add_row({g.hip_index ? std::to_string(*g.hip_index) : "-", g.name, g.gfx.empty() ? "-" : g.gfx,
-                 g.vram_bytes ? format_bytes(*g.vram_bytes) : "-", g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"),
-                 status, fmt::format("{}", fmt::join(g.seen_by, ", "))});
+                 g.vram_bytes ? format_bytes(*g.vram_bytes) : "-",
+                 g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"), status,
+                 fmt::format("{}", fmt::join(g.seen_by, ", "))});
     }
     out += t.render();
   }
@@ -53,15 +57,23 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   ui::Table facts({"", ""});
   const auto& d = p.driver;
   if (p.os == "windows") {
-    facts.add_row({"Driver", d.module_loaded ? fmt::format("{} {}{}", d.driver_desc, d.version, d.adrenalin_version.empty() ? "" : " (Adrenalin " + d.adrenalin_version + ")") : "no AMD display driver"});
+    facts.add_row({"Driver", d.module_loaded ? fmt::format("{} {}{}", d.driver_desc, d.version,
+                                                           d.adrenalin_version.empty() ? "" : " (Adrenalin " + d.adrenalin_version + ")")
+                                             : "no AMD display driver"});
   } else {
-    std::string kfd = !d.kfd_present ? "/dev/kfd missing" : !d.kfd_accessible ? "/dev/kfd present" : *d.kfd_accessible ? "/dev/kfd accessible" : "/dev/kfd not accessible";
-    facts.add_row({"Driver", d.module_loaded ? fmt::format("amdgpu {}{}, {}", d.version.empty() ? "(in-kernel)" : d.version, d.initstate.empty() ? "" : " (" + d.initstate + ")", kfd) : "amdgpu not loaded"});
+    std::string kfd = !d.kfd_present      ? "/dev/kfd missing"
+                      : !d.kfd_accessible ? "/dev/kfd present"
+                      : *d.kfd_accessible ? "/dev/kfd accessible"
+                                          : "/dev/kfd not accessible";
+    facts.add_row({"Driver", d.module_loaded ? fmt::format("amdgpu {}{}, {}", d.version.empty() ? "(in-kernel)" : d.version,
+                                                           d.initstate.empty() ? "" : " (" + d.initstate + ")", kfd)
+                                             : "amdgpu not loaded"});
   }
   const auto& r = p.hip_runtime;
   if (r.probed) {
     std::string version = r.runtime_version ? fmt::format("{}.{}", *r.runtime_version / 10000000, (*r.runtime_version / 100000) % 100) : "?";
-    facts.add_row({"HIP runtime", r.loaded ? fmt::format("{} (HIP {}{}), {} device(s)", r.path, version, r.file_version.empty() ? "" : ", file " + r.file_version, r.device_count.value_or(0))
+    facts.add_row({"HIP runtime", r.loaded ? fmt::format("{} (HIP {}{}), {} device(s)", r.path, version,
+                                                         r.file_version.empty() ? "" : ", file " + r.file_version, r.device_count.value_or(0))
                                            : "not found"});
   }
   if (const auto* h = p.selected_hip()) {
@@ -70,10 +82,12 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
       if (l.component == "hip-runtime" || l.component == "hipinfo") continue;
       libs += fmt::format("{}{} ", l.component, l.found ? s.green("✓") : s.red("✗"));
     }
-    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm", fmt::format("{} at {} ({})", h->version.empty() ? "unknown version" : h->version, h->root, h->found_via)});
+    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm",
+                   fmt::format("{} at {} ({})", h->version.empty() ? "unknown version" : h->version, h->root, h->found_via)});
     facts.add_row({"Libraries", libs});
     for (const auto& [gfx, k] : h->kernels) {
-      facts.add_row({"Kernels " + gfx, fmt::format("rocBLAS {}  hipBLASLt {}", k.rocblas ? s.green("✓") : s.red("✗"), k.hipblaslt ? s.green("✓") : s.red("✗"))});
+      facts.add_row({"Kernels " + gfx,
+                     fmt::format("rocBLAS {}  hipBLASLt {}", k.rocblas ? s.green("✓") : s.red("✗"), k.hipblaslt ? s.green("✓") : s.red("✗"))});
     }
   } else {
     facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm", s.red("not found")});
@@ -88,7 +102,9 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   if (!p.findings.empty()) {
     out += "\n" + s.bold("Findings") + "\n";
     for (const auto& f : p.findings) {
-      std::string mark = f.severity == detect::Severity::error ? s.red("✗ error  ") : f.severity == detect::Severity::warning ? s.yellow("! warning") : s.cyan("i info   ");
+      std::string mark = f.severity == detect::Severity::error     ? s.red("✗ error  ")
+                         : f.severity == detect::Severity::warning ? s.yellow("! warning")
+                                                                   : s.cyan("i info   ");
       out += fmt::format("  {} {}  {}\n", mark, f.message, s.dim("[" + f.code + "]"));
       if (!f.hint.empty()) out += "              " + ui::notice_text(s, ui::NoticeKind::hint, f.hint) + "\n";
     }

@@ -31,8 +31,14 @@ CommandOutput list_entries(const explain::KnowledgeBase& kb, bool markdown) {
   CommandOutput out;
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& e : kb.entries) {
-    entries.push_back({{"id", e.id}, {"title", e.title}, {"patterns", e.patterns}, {"samples", e.samples}, {"cause", e.cause},
-                       {"fix", e.fix}, {"facts", e.facts}, {"source", e.source}});
+    entries.push_back({{"id", e.id},
+                       {"title", e.title},
+                       {"patterns", e.patterns},
+                       {"samples", e.samples},
+                       {"cause", e.cause},
+                       {"fix", e.fix},
+                       {"facts", e.facts},
+                       {"source", e.source}});
     out.text += fmt::format("{:<32} {}\n", e.id, e.title);
   }
   out.json["entries"] = std::move(entries);

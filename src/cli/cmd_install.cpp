@@ -59,13 +59,20 @@ std::function<void(const fetch::Progress&)> progress_printer() {
 
 std::string state_label(const ui::Style& style, install::State state) {
   switch (state) {
-    case install::State::installed: return style.green("installed        ");
-    case install::State::already_installed: return style.green("already installed");
-    case install::State::repaired: return style.yellow("repaired         ");
-    case install::State::removed: return style.green("removed          ");
-    case install::State::planned: return style.cyan("planned          ");
-    case install::State::skipped: return style.dim("skipped          ");
-    case install::State::failed: return style.red("failed           ");
+    case install::State::installed:
+      return style.green("installed        ");
+    case install::State::already_installed:
+      return style.green("already installed");
+    case install::State::repaired:
+      return style.yellow("repaired         ");
+    case install::State::removed:
+      return style.green("removed          ");
+    case install::State::planned:
+      return style.cyan("planned          ");
+    case install::State::skipped:
+      return style.dim("skipped          ");
+    case install::State::failed:
+      return style.red("failed           ");
   }
   return "";
 }
@@ -79,8 +86,8 @@ std::string render_dry_run(const ui::Style& style, const install::Plan& plan, co
       continue;
     }
     text += fmt::format("  {} {} {}  [{}]  {}\n", state_label(style, o.state), style.bold(o.component), o.version, o.id, o.reason);
-    text += fmt::format("      url      {}\n      size     {}\n      sha256   {}\n      into     {}\n      license  {}\n", o.url,
-                        size_text(o.size), o.sha256, path_to_utf8(o.destination), o.license);
+    text += fmt::format("      url      {}\n      size     {}\n      sha256   {}\n      into     {}\n      license  {}\n", o.url, size_text(o.size),
+                        o.sha256, path_to_utf8(o.destination), o.license);
   }
   text += "Dry run: nothing was downloaded or written.\n";
   return text;
@@ -188,11 +195,9 @@ CommandRun setup_install(CLI::App& sub) {
   sub.add_option("--channel", args->channel, "ZLUDA channel: stable (v6-preview.69) or latest (v7-preview.10)")
       ->check(CLI::IsMember({"stable", "latest"}));
   sub.add_flag("--with-libtorch", args->with_libtorch, "Also install the optional LibTorch 2.3.0+cu118 (2.66 GB)");
-  sub.add_option("--os", args->os, "Install the artifacts for this OS (default: this machine's)")
-      ->check(CLI::IsMember({"windows", "linux"}));
+  sub.add_option("--os", args->os, "Install the artifacts for this OS (default: this machine's)")->check(CLI::IsMember({"windows", "linux"}));
   add_path_option(sub, "--from", args->from, "Offline folder holding the downloads (found by file name or SHA-256)");
-  add_path_option(sub, "--cacert", args->cacert, "CA bundle for HTTPS (default: CURL_CA_BUNDLE, else the system store)")
-      ->check(kExistingFile);
+  add_path_option(sub, "--cacert", args->cacert, "CA bundle for HTTPS (default: CURL_CA_BUNDLE, else the system store)")->check(kExistingFile);
   sub.add_flag("--dry-run", args->dry_run, "Show each artifact's URL, size, SHA-256 and destination; change nothing");
   sub.add_flag("--repair", args->repair, "Re-hash every installed file and re-extract what differs");
   sub.add_option("--remove", args->remove, "Uninstall an artifact id (that version) or a component (all its versions)");

@@ -57,8 +57,10 @@ std::string describe_env(const launch::LaunchPlan& plan) {
 
 CommandRun setup_run(CLI::App& sub) {
   auto o = std::make_shared<RunOptions>();
-  sub.footer("Usage: zcuda run [OPTIONS] [--] APP [ARGS...]\nEverything after APP is passed to the program unchanged, even what looks like an option; '--' is only "
-             "needed when APP starts with '-'. zcuda exits with the program's exit code (128+N when a signal N ends it).");
+  sub.footer(
+      "Usage: zcuda run [OPTIONS] [--] APP [ARGS...]\nEverything after APP is passed to the program unchanged, even what looks like an option; '--' "
+      "is only "
+      "needed when APP starts with '-'. zcuda exits with the program's exit code (128+N when a signal N ends it).");
   // Everything from the first non-option on is the program's: with prefix_command CLI11 moves
   // it, and all after it, to remaining(). A positional that accepts nothing makes CLI11 keep a
   // leading '--' (and what follows) for us instead of handing it back to the main parser.
@@ -72,7 +74,10 @@ CommandRun setup_run(CLI::App& sub) {
   add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
   sub.add_flag("--no-explain", o->no_explain, "Do not match a failed program's stderr against the known failures (zcuda explain)");
-  sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
+  sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")
+      ->take_all()
+      ->expected(1)
+      ->allow_extra_args(false);
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
   add_inline_globals(sub, o->globals, "Print machine-readable JSON on stdout (after the program's own output)");
 
@@ -98,7 +103,8 @@ CommandRun setup_run(CLI::App& sub) {
     }
     options.runtime = *runtime;
     const auto quarantined = launch::quarantined_files(*runtime, context.home);
-    if (!quarantined.empty()) note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
+    if (!quarantined.empty())
+      note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
     if (auto learned = launch::learn_launcher_join(options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
       return std::unexpected(learned.error());
@@ -156,7 +162,8 @@ CommandRun setup_run(CLI::App& sub) {
     for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
     // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
     if (ran->exit_code != 0 && !o->no_explain) {
-      if (auto explained = explain::explain_failure(ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
+      if (auto explained = explain::explain_failure(
+              ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
         std::string block = explain::render_text(*explained);
         if (block.ends_with('\n')) block.pop_back();
         note(context, ui::NoticeKind::note, "the program failed with a known failure (zcuda explain):\n" + block);

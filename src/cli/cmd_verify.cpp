@@ -86,8 +86,8 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   if (!libs.empty()) text += "\n" + style.bold("Libraries loaded") + "\n" + libs.render();
 
   if (report.cuda_check) {
-    text += "\n" + style.bold("ZLUDA cuda_check") + style.dim(" (load-only: loads each library and creates a handle; computes nothing)") +
-            "\n  " + report.cuda_check->outcome + "\n";
+    text += "\n" + style.bold("ZLUDA cuda_check") + style.dim(" (load-only: loads each library and creates a handle; computes nothing)") + "\n  " +
+            report.cuda_check->outcome + "\n";
     for (const auto& line : report.cuda_check->lines) text += "  " + line + "\n";
   }
 
@@ -127,8 +127,8 @@ CommandRun setup_verify(CLI::App& sub) {
   sub.add_option("--jobs", args->jobs, "Checks run at once; timing checks always run alone (default 4)")->check(CLI::Range(1, 64));
   auto* dir = add_path_option(sub, "--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
   auto* runtime_option = sub.add_option("--runtime", args->runtime,
-                                 "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA")
-                      ->check(CLI::IsMember({"auto", "native", "zluda"}));
+                                        "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA")
+                             ->check(CLI::IsMember({"auto", "native", "zluda"}));
   dir->excludes(runtime_option);
   sub.add_flag("--list", args->list, "List the checks and exit");
 

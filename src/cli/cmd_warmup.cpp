@@ -27,8 +27,9 @@ CommandRun setup_warmup(CLI::App& sub) {
   add_path_option(sub, "APP", o->app, "The program, or its folder")->required();
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, else ROCm's)");
-  sub.footer("Runs ZLUDA's zluda_precompile on each file of the program's folder (and lib/, torch/lib/) that carries CUDA "
-             "device code. Exit codes: 0 all compiled, 1 a file failed, 3 nothing to warm up, 10 this ZLUDA has no zluda_precompile.");
+  sub.footer(
+      "Runs ZLUDA's zluda_precompile on each file of the program's folder (and lib/, torch/lib/) that carries CUDA "
+      "device code. Exit codes: 0 all compiled, 1 a file failed, 3 nothing to warm up, 10 this ZLUDA has no zluda_precompile.");
 
   return [o](Context& context) -> Result<CommandOutput> {
     std::error_code ec;
@@ -43,8 +44,10 @@ CommandRun setup_warmup(CLI::App& sub) {
 
     const auto scan = warmup::find_cuda_binaries(o->app);
     if (scan.binaries.empty()) {
-      Error error{ErrorKind::not_found, fmt::format("Nothing to warm up: no file in {} carries CUDA device code", o->app),
-                  "Give the folder that holds the program's CUDA libraries (torch_cuda.dll, libtorch_cuda.so, ...).", {}};
+      Error error{ErrorKind::not_found,
+                  fmt::format("Nothing to warm up: no file in {} carries CUDA device code", o->app),
+                  "Give the folder that holds the program's CUDA libraries (torch_cuda.dll, libtorch_cuda.so, ...).",
+                  {}};
       for (const auto& folder : scan.folders) error.notes.push_back(fmt::format("searched {}", folder));
       return std::unexpected(std::move(error));
     }
@@ -69,7 +72,7 @@ CommandRun setup_warmup(CLI::App& sub) {
         context.notices.print(ui::NoticeKind::notice, fmt::format("[{}/{}] done in {}", i + 1, total, zcuda::format_duration(r.seconds)));
       } else {
         context.notices.print(ui::NoticeKind::warning, fmt::format("[{}/{}] {} failed after {}: zluda_precompile ended with {}", i + 1, total,
-                                                                    r.file.filename(), zcuda::format_duration(r.seconds), r.ended));
+                                                                   r.file.filename(), zcuda::format_duration(r.seconds), r.ended));
       }
     };
     auto results = warmup::precompile(*tool, scan.binaries, plan->environment, progress, &platform::interrupt_flag());

@@ -30,7 +30,7 @@ struct GlobalOptions {
 struct Context {
   GlobalOptions options;
   home::Home home;
-  bool home_usable = false;  // false when its folders could not be created
+  bool home_usable = false;              // false when its folders could not be created
   ui::Style style = ui::Style::plain();  // for the command's output on stdout
   ui::Notices notices;                   // zcuda's messages on stderr, in stderr's own colour
 };
@@ -60,8 +60,7 @@ Status require_home(const Context& context);
 // A path option or positional. Command-line text is UTF-8 on every platform (main reads Windows'
 // wide command line); CLI11 would make a path of it through the platform's narrow encoding, which
 // on Windows is not UTF-8.
-inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::filesystem::path& target,
-                                    const std::string& description) {
+inline CLI::Option* add_path_option(CLI::App& app, const std::string& name, std::filesystem::path& target, const std::string& description) {
   return app.add_option_function<std::string>(
       name, [&target](const std::string& text) { target = path_from_utf8(text); }, description);
 }

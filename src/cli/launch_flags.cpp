@@ -35,15 +35,15 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
                "Do not set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (keep FP32 matrix products in FP32, e.g. when checking FP32 results)");
   sub.add_flag("--no-detect", f.no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   add_path_option(sub, "--hip-path", f.hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
-  add_path_option(sub, "--libtorch", f.libtorch, "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
+  add_path_option(sub, "--libtorch", f.libtorch,
+                  "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
 }
 
 detect::Profile detect_unless_told_not_to(const LaunchFlags& flags, bool names) {
   return flags.no_detect ? detect::Profile{} : launch::detect_for_launch(names);
 }
 
-launch::Options launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args,
-                                     const detect::Profile& detected) {
+launch::Options launch_options(const LaunchFlags& f, const std::string& program, std::vector<std::string> args, const detect::Profile& detected) {
   launch::Options options;
   options.program = path_from_utf8(program);
   options.args = std::move(args);

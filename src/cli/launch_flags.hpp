@@ -42,8 +42,7 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& flags);
 detect::Profile detect_unless_told_not_to(const LaunchFlags& flags, bool names = false);
 
 // The launch options of APP ARGS with these flags, what detection found filling the gaps.
-launch::Options launch_options(const LaunchFlags& flags, const std::string& program, std::vector<std::string> args,
-                                     const detect::Profile& detected);
+launch::Options launch_options(const LaunchFlags& flags, const std::string& program, std::vector<std::string> args, const detect::Profile& detected);
 
 // Splits what follows the command's options into APP and ARGS; a usage error for an option of
 // zcuda's given after APP's place, or for no APP.

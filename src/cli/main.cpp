@@ -86,7 +86,8 @@ Error usage_error(const CLI::ParseError& e, const CLI::App& app, const char* com
   if (const auto rest = app.remaining(); command == nullptr && !rest.empty() && !rest.front().starts_with("-")) {
     message = fmt::format("'{}' is not a zcuda command", rest.front());
   }
-  return Error{ErrorKind::usage, message,
+  return Error{ErrorKind::usage,
+               message,
                command != nullptr ? fmt::format("Run 'zcuda {} --help' for its options.", command)
                                   : std::string("Run 'zcuda --help' for the commands and options."),
                {}};
@@ -115,8 +116,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "Print machine-readable JSON on stdout");
   app.add_flag("-v,--verbose", options.verbose, "Show more detail on stderr (repeat for debug)");
   app.add_flag("-q,--quiet", options.quiet, "Show only errors");
-  cli::add_path_option(app, "--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)")
-      ->type_name("DIR");
+  cli::add_path_option(app, "--home", options.home, "Folder for everything zcuda writes (default: per OS; env ZCUDA_HOME)")->type_name("DIR");
   app.add_option("--color", options.color, "Colour: auto, always or never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");

@@ -6,11 +6,16 @@ namespace zcuda::probe {
 
 const char* to_string(Status status) {
   switch (status) {
-    case Status::pass: return "pass";
-    case Status::fail: return "fail";
-    case Status::unsupported: return "unsupported";
-    case Status::missing: return "missing";
-    case Status::error: return "error";
+    case Status::pass:
+      return "pass";
+    case Status::fail:
+      return "fail";
+    case Status::unsupported:
+      return "unsupported";
+    case Status::missing:
+      return "missing";
+    case Status::error:
+      return "error";
   }
   return "error";
 }
@@ -90,13 +95,12 @@ Library require_library(Report& report, const std::string& role) {
       // Windows HIP SDK lacks; NVIDIA's needs its sub-libraries): the honest answer is that
       // this stack cannot do it, not that it computed wrongly.
       throw Stop{Status::unsupported,
-                 "cuDNN is present but could not be loaded, a library it needs is missing (ZLUDA's cuDNN needs MIOpen): " +
-                     error + consequence,
+                 "cuDNN is present but could not be loaded, a library it needs is missing (ZLUDA's cuDNN needs MIOpen): " + error + consequence,
                  std::nullopt};
     }
     throw Stop{Status::missing,
-               display_name(role) + (present ? " is present but could not be loaded (tried " : " was not found (tried ") + tried +
-                   "): " + error + consequence,
+               display_name(role) + (present ? " is present but could not be loaded (tried " : " was not found (tried ") + tried + "): " + error +
+                   consequence,
                std::nullopt};
   }
   report.libraries.push_back(lib.file());

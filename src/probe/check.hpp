@@ -17,9 +17,9 @@ enum class Status { pass, fail, unsupported, missing, error };
 const char* to_string(Status status);
 
 struct ApiError {
-  std::string api;       // "cublasSgemm_v2"
+  std::string api;  // "cublasSgemm_v2"
   long long code = 0;
-  std::string name;      // "CUBLAS_STATUS_NOT_SUPPORTED"
+  std::string name;  // "CUBLAS_STATUS_NOT_SUPPORTED"
 };
 
 struct Report {

@@ -9,9 +9,9 @@ namespace zcuda::probe {
 
 struct CheckInfo {
   const char* name;
-  bool core;            // a failure of a core check fails `zcuda verify`
-  const char* group;    // checks of one group may share a probe process ("" = always alone)
-  bool exclusive;       // measures time or bandwidth: runs alone, never beside another probe
+  bool core;          // a failure of a core check fails `zcuda verify`
+  const char* group;  // checks of one group may share a probe process ("" = always alone)
+  bool exclusive;     // measures time or bandwidth: runs alone, never beside another probe
   const char* summary;
   void (*run)(Report& report);
 };

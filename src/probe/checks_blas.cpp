@@ -25,8 +25,9 @@ void check_cublas_sgemm(Report& report) {
   Driver d;
   BlasHandle blas;
   Library lib = open_cublas(report, d, blas);
-  auto sgemm = require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*,
-                                      int, const float*, float*, int)>(lib, "cublasSgemm_v2");
+  auto sgemm =
+      require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int)>(
+          lib, "cublasSgemm_v2");
   constexpr int m = 256, n = 192, k = 320;
   const auto a = random_unit(std::size_t{m} * k, 11), b = random_unit(std::size_t{k} * n, 12), c = random_unit(std::size_t{m} * n, 13);
   const float alpha = 1.0f, beta = 0.5f;
@@ -52,8 +53,8 @@ void check_cublas_gemm_ex_f16(Report& report) {
   Driver d;
   BlasHandle blas;
   Library lib = open_cublas(report, d, blas);
-  auto gemm_ex = require_symbol<int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*,
-                                        int, int, const void*, void*, int, int, int, int)>(lib, "cublasGemmEx");
+  auto gemm_ex = require_symbol<int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int, const void*,
+                                        void*, int, int, int, int)>(lib, "cublasGemmEx");
   constexpr int m = 256, n = 128, k = 512;
   // Multiples of 1/64 in [-1, 1] are exact in FP16, their products exact in FP32, and every
   // partial sum (|s| ≤ 512 in steps of 2^-12) fits FP32's 24 bits: a correct FP16-input,
@@ -71,8 +72,8 @@ void check_cublas_gemm_ex_f16(Report& report) {
   db.upload(std::span<const std::uint16_t>(b16));
   const auto start = std::chrono::steady_clock::now();
   check_status(Api::cublas, "cublasGemmEx",
-               gemm_ex(blas.handle, kOpN, kOpN, m, n, k, &alpha, da.as_pointer(), kR16F, m, db.as_pointer(), kR16F, k,
-                       &beta, dc.as_pointer(), kR32F, m, kCompute32F, kGemmDefault));
+               gemm_ex(blas.handle, kOpN, kOpN, m, n, k, &alpha, da.as_pointer(), kR16F, m, db.as_pointer(), kR16F, k, &beta, dc.as_pointer(), kR32F,
+                       m, kCompute32F, kGemmDefault));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   report.metrics.num("call_ms", seconds_since(start) * 1000.0);
   const auto got = dc.download<float>(std::size_t{m} * n);

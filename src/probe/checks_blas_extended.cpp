@@ -34,8 +34,8 @@ void check_cublas_gemm_ex_bf16(Report& report) {
   Driver d;
   BlasHandle blas;
   Library lib = open_cublas(report, d, blas);
-  auto gemm_ex = require_symbol<int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*,
-                                        int, int, const void*, void*, int, int, int, int)>(lib, "cublasGemmEx");
+  auto gemm_ex = require_symbol<int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int, const void*, int, int, const void*,
+                                        void*, int, int, int, int)>(lib, "cublasGemmEx");
   constexpr int m = 256, n = 128, k = 512;
   // Multiples of 1/64 in [-1, 1] need 7 significant bits: exact in bfloat16's 8. Products and
   // every partial sum are exact in FP32 (as for gemm_ex_f16), so a correct BF16-input,
@@ -54,8 +54,8 @@ void check_cublas_gemm_ex_bf16(Report& report) {
   db.upload(std::span<const std::uint16_t>(b16));
   const auto start = std::chrono::steady_clock::now();
   check_status(Api::cublas, "cublasGemmEx",
-               gemm_ex(blas.handle, kOpN, kOpN, m, n, k, &alpha, da.as_pointer(), kR16BF, m, db.as_pointer(), kR16BF, k,
-                       &beta, dc.as_pointer(), kR32F, m, kCompute32F, kGemmDefault));
+               gemm_ex(blas.handle, kOpN, kOpN, m, n, k, &alpha, da.as_pointer(), kR16BF, m, db.as_pointer(), kR16BF, k, &beta, dc.as_pointer(),
+                       kR32F, m, kCompute32F, kGemmDefault));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   report.metrics.num("call_ms", seconds_since(start) * 1000.0);
   const auto got = dc.download<float>(std::size_t{m} * n);
@@ -71,8 +71,9 @@ void check_cublas_sgemm_tf32(Report& report) {
   BlasHandle blas;
   Library lib = open_cublas(report, d, blas);
   auto set_math_mode = require_symbol<int (*)(Handle, int)>(lib, "cublasSetMathMode");
-  auto sgemm = require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*,
-                                      int, const float*, float*, int)>(lib, "cublasSgemm_v2");
+  auto sgemm =
+      require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int)>(
+          lib, "cublasSgemm_v2");
   check_status(Api::cublas, "cublasSetMathMode (CUBLAS_TF32_TENSOR_OP_MATH)", set_math_mode(blas.handle, kTf32TensorOpMath));
   constexpr int m = 256, n = 192, k = 320;
   const auto a = random_unit(std::size_t{m} * k, 41), b = random_unit(std::size_t{k} * n, 42), c = random_unit(std::size_t{m} * n, 43);
@@ -98,8 +99,8 @@ void check_cublas_gemm_strided_batched(Report& report) {
   Driver d;
   BlasHandle blas;
   Library lib = open_cublas(report, d, blas);
-  auto batched = require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, long long, const float*,
-                                        int, long long, const float*, float*, int, long long, int)>(lib, "cublasSgemmStridedBatched");
+  auto batched = require_symbol<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long,
+                                        const float*, float*, int, long long, int)>(lib, "cublasSgemmStridedBatched");
   // Attention scores for 12 heads: S_h = Q_hᵀ·K_h / 8 with head dimension 64 and 128 tokens, Q
   // and K stored d×L per head (column j is token j), as cuBLAS sees a row-major L×d tensor.
   constexpr int heads = 12, dim = 64, tokens = 128;
@@ -110,10 +111,10 @@ void check_cublas_gemm_strided_batched(Report& report) {
   DeviceBuffer dq(d, bytes(q)), dk(d, bytes(kk)), ds(d, static_cast<std::size_t>(s_stride) * heads * 4);
   dq.upload(std::span<const float>(q));
   dk.upload(std::span<const float>(kk));
-  check_status(Api::cublas, "cublasSgemmStridedBatched",
-               batched(blas.handle, kOpT, kOpN, tokens, tokens, dim, &alpha, static_cast<const float*>(dq.as_pointer()), dim,
-                       qk_stride, static_cast<const float*>(dk.as_pointer()), dim, qk_stride, &beta,
-                       static_cast<float*>(ds.as_pointer()), tokens, s_stride, heads));
+  check_status(
+      Api::cublas, "cublasSgemmStridedBatched",
+      batched(blas.handle, kOpT, kOpN, tokens, tokens, dim, &alpha, static_cast<const float*>(dq.as_pointer()), dim, qk_stride,
+              static_cast<const float*>(dk.as_pointer()), dim, qk_stride, &beta, static_cast<float*>(ds.as_pointer()), tokens, s_stride, heads));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = ds.download<float>(static_cast<std::size_t>(s_stride) * heads);
   std::vector<double> expected;

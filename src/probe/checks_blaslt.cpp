@@ -58,8 +58,8 @@ struct Lt {
         pref_set(require_symbol<int (*)(Handle, int, const void*, std::size_t)>(lib, "cublasLtMatmulPreferenceSetAttribute")),
         heuristic(require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, Handle, Handle, int, HeuristicResult*, int*)>(
             lib, "cublasLtMatmulAlgoGetHeuristic")),
-        matmul(require_symbol<int (*)(Handle, Handle, const void*, const void*, Handle, const void*, Handle, const void*, const void*,
-                                      Handle, void*, Handle, const void*, void*, std::size_t, CUstream)>(lib, "cublasLtMatmul")) {}
+        matmul(require_symbol<int (*)(Handle, Handle, const void*, const void*, Handle, const void*, Handle, const void*, const void*, Handle, void*,
+                                      Handle, const void*, void*, std::size_t, CUstream)>(lib, "cublasLtMatmul")) {}
 
   int (*create)(Handle*);
   Destroy destroy;
@@ -72,8 +72,8 @@ struct Lt {
   Destroy pref_destroy;
   int (*pref_set)(Handle, int, const void*, std::size_t);
   int (*heuristic)(Handle, Handle, Handle, Handle, Handle, Handle, Handle, int, HeuristicResult*, int*);
-  int (*matmul)(Handle, Handle, const void*, const void*, Handle, const void*, Handle, const void*, const void*, Handle, void*,
-                Handle, const void*, void*, std::size_t, CUstream);
+  int (*matmul)(Handle, Handle, const void*, const void*, Handle, const void*, Handle, const void*, const void*, Handle, void*, Handle, const void*,
+                void*, std::size_t, CUstream);
 };
 
 void report_version(Report& report, const Library& lib) {
@@ -101,8 +101,7 @@ std::vector<float> run_matmul(const Lt& lt, Handle handle, const Driver& d, int 
   check_status(Api::cublas, "cublasLtMatrixLayoutCreate", lt.layout_create(&lb.h, kR32F, uk, un, k));
   check_status(Api::cublas, "cublasLtMatrixLayoutCreate", lt.layout_create(&lc.h, kR32F, um, un, m));
   check_status(Api::cublas, "cublasLtMatmulPreferenceCreate", lt.pref_create(&pref.h));
-  check_status(Api::cublas, "cublasLtMatmulPreferenceSetAttribute",
-               lt.pref_set(pref.h, kPrefMaxWorkspaceBytes, &kWorkspace, sizeof kWorkspace));
+  check_status(Api::cublas, "cublasLtMatmulPreferenceSetAttribute", lt.pref_set(pref.h, kPrefMaxWorkspaceBytes, &kWorkspace, sizeof kWorkspace));
   HeuristicResult result{};
   int found = 0;
   check_status(Api::cublas, "cublasLtMatmulAlgoGetHeuristic", lt.heuristic(handle, desc.h, la.h, lb.h, lc.h, lc.h, pref.h, 1, &result, &found));
@@ -110,8 +109,8 @@ std::vector<float> run_matmul(const Lt& lt, Handle handle, const Driver& d, int 
   DeviceBuffer dd(d, std::size_t{um * un} * 4), workspace(d, kWorkspace);
   const float beta = 0.0f;
   check_status(Api::cublas, "cublasLtMatmul",
-               lt.matmul(handle, desc.h, &alpha, a.as_pointer(), la.h, b.as_pointer(), lb.h, &beta, dd.as_pointer(), lc.h,
-                         dd.as_pointer(), lc.h, result.algo, workspace.as_pointer(), kWorkspace, nullptr));
+               lt.matmul(handle, desc.h, &alpha, a.as_pointer(), la.h, b.as_pointer(), lb.h, &beta, dd.as_pointer(), lc.h, dd.as_pointer(), lc.h,
+                         result.algo, workspace.as_pointer(), kWorkspace, nullptr));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   return dd.download<float>(std::size_t{um * un});
 }
@@ -138,8 +137,8 @@ void check_cublaslt_matmul(Report& report) {
   report.metrics.str("shape", "192x160x224").num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kFp32Tolerance);
   char text[200];
-  std::snprintf(text, sizeof text, "cublasLtMatmul FP32 192×160×224 with a heuristic algorithm: relative L2 error %.3g (tolerance %.3g)",
-                error, kFp32Tolerance);
+  std::snprintf(text, sizeof text, "cublasLtMatmul FP32 192×160×224 with a heuristic algorithm: relative L2 error %.3g (tolerance %.3g)", error,
+                kFp32Tolerance);
   report.status = Status::pass;
   report.detail = text;
 }

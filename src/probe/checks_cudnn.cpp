@@ -75,8 +75,9 @@ void open_cudnn(Report& report, Cudnn& c) {
   const std::string detail = "cudnnCreate returned " + std::to_string(rc) + " (" + e.name + ")";
   if (is_cudnn_backend_unavailable(rc)) {
     throw Stop{Status::unsupported,
-               detail + ": cuDNN loaded but could not start its backend (ZLUDA's cuDNN needs MIOpen, which the stable Windows HIP SDK "
-                        "lacks; NVIDIA's needs its sub-libraries and a supported GPU); convolutions in PyTorch and other cuDNN users will fail",
+               detail +
+                   ": cuDNN loaded but could not start its backend (ZLUDA's cuDNN needs MIOpen, which the stable Windows HIP SDK "
+                   "lacks; NVIDIA's needs its sub-libraries and a supported GPU); convolutions in PyTorch and other cuDNN users will fail",
                e};
   }
   throw Stop{Status::error, detail, e};
@@ -119,8 +120,7 @@ Descriptor filter4d(const Cudnn& c, const ref::ConvShape& g) {
 // torch.backends.cudnn.allow_tf32 is off, so the FP32 bound applies.
 Descriptor convolution(const Cudnn& c, const ref::ConvShape& g) {
   Descriptor d(require_symbol<Destroy>(c.lib, "cudnnDestroyConvolutionDescriptor"));
-  check_status(Api::cudnn, "cudnnCreateConvolutionDescriptor",
-               require_symbol<int (*)(Handle*)>(c.lib, "cudnnCreateConvolutionDescriptor")(d.out()));
+  check_status(Api::cudnn, "cudnnCreateConvolutionDescriptor", require_symbol<int (*)(Handle*)>(c.lib, "cudnnCreateConvolutionDescriptor")(d.out()));
   auto set = require_symbol<int (*)(Handle, int, int, int, int, int, int, int, int)>(c.lib, "cudnnSetConvolution2dDescriptor");
   check_status(Api::cudnn, "cudnnSetConvolution2dDescriptor",
                set(d.get(), g.pad_h, g.pad_w, g.stride_h, g.stride_w, g.dilation_h, g.dilation_w, kCrossCorrelation, kFloat));
@@ -142,7 +142,8 @@ AlgoPerf choose_algorithm(Report& report, const char* query, const AlgoPerf* per
       return p;
     }
   }
-  throw Stop{Status::error, std::string(query) + " offered " + std::to_string(returned) + " algorithm(s), none usable for FP32 with FMA math", std::nullopt};
+  throw Stop{Status::error, std::string(query) + " offered " + std::to_string(returned) + " algorithm(s), none usable for FP32 with FMA math",
+             std::nullopt};
 }
 
 std::vector<float> symmetric(std::size_t count, std::uint64_t seed) { return random_symmetric(count, seed); }
@@ -182,9 +183,10 @@ void check_cudnn_conv_forward(Report& report) {
   open_cudnn(report, c);
   const auto& g = kConv;
   auto query = require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, int*, AlgoPerf*)>(c.lib, "cudnnGetConvolutionForwardAlgorithm_v7");
-  auto workspace_size = require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, std::size_t*)>(c.lib, "cudnnGetConvolutionForwardWorkspaceSize");
-  auto forward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t,
-                                        const void*, Handle, void*)>(c.lib, "cudnnConvolutionForward");
+  auto workspace_size =
+      require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, std::size_t*)>(c.lib, "cudnnGetConvolutionForwardWorkspaceSize");
+  auto forward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t, const void*,
+                                        Handle, void*)>(c.lib, "cudnnConvolutionForward");
   const auto xd = tensor4d(c, g.n, g.c, g.h, g.w), yd = tensor4d(c, g.n, g.k, g.out_h(), g.out_w());
   const auto wd = filter4d(c, g);
   const auto cd = convolution(c, g);
@@ -193,7 +195,8 @@ void check_cudnn_conv_forward(Report& report) {
   check_status(Api::cudnn, "cudnnGetConvolutionForwardAlgorithm_v7", query(c.handle, xd.get(), wd.get(), cd.get(), yd.get(), 8, &returned, perf));
   const auto algo = choose_algorithm(report, "cudnnGetConvolutionForwardAlgorithm_v7", perf, returned);
   std::size_t ws = 0;
-  check_status(Api::cudnn, "cudnnGetConvolutionForwardWorkspaceSize", workspace_size(c.handle, xd.get(), wd.get(), cd.get(), yd.get(), algo.algo, &ws));
+  check_status(Api::cudnn, "cudnnGetConvolutionForwardWorkspaceSize",
+               workspace_size(c.handle, xd.get(), wd.get(), cd.get(), yd.get(), algo.algo, &ws));
 
   const auto x = symmetric(g.x_size(), 151), w = symmetric(g.w_size(), 152);
   const Driver& d = c.driver;
@@ -218,11 +221,12 @@ void check_cudnn_conv_backward_data(Report& report) {
   Cudnn c;
   open_cudnn(report, c);
   const auto& g = kConv;
-  auto query = require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, int*, AlgoPerf*)>(c.lib, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  auto query =
+      require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, int*, AlgoPerf*)>(c.lib, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   auto workspace_size =
       require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, std::size_t*)>(c.lib, "cudnnGetConvolutionBackwardDataWorkspaceSize");
-  auto backward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t,
-                                         const void*, Handle, void*)>(c.lib, "cudnnConvolutionBackwardData");
+  auto backward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t, const void*,
+                                         Handle, void*)>(c.lib, "cudnnConvolutionBackwardData");
   const auto xd = tensor4d(c, g.n, g.c, g.h, g.w), yd = tensor4d(c, g.n, g.k, g.out_h(), g.out_w());
   const auto wd = filter4d(c, g);
   const auto cd = convolution(c, g);
@@ -242,8 +246,8 @@ void check_cudnn_conv_backward_data(Report& report) {
   ddy.upload(std::span<const float>(dy));
   const float alpha = 1.0f, beta = 0.0f;
   check_status(Api::cudnn, "cudnnConvolutionBackwardData",
-               backward(c.handle, &alpha, wd.get(), dw.as_pointer(), yd.get(), ddy.as_pointer(), cd.get(), algo.algo, work.as_pointer(), ws,
-                        &beta, xd.get(), ddx.as_pointer()));
+               backward(c.handle, &alpha, wd.get(), dw.as_pointer(), yd.get(), ddy.as_pointer(), cd.get(), algo.algo, work.as_pointer(), ws, &beta,
+                        xd.get(), ddx.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = ddx.download<float>(g.x_size());
   const auto expected = ref::conv2d_backward_data(g, dy, w);
@@ -262,8 +266,8 @@ void check_cudnn_conv_backward_filter(Report& report) {
       require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, int*, AlgoPerf*)>(c.lib, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
   auto workspace_size =
       require_symbol<int (*)(Handle, Handle, Handle, Handle, Handle, int, std::size_t*)>(c.lib, "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-  auto backward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t,
-                                         const void*, Handle, void*)>(c.lib, "cudnnConvolutionBackwardFilter");
+  auto backward = require_symbol<int (*)(Handle, const void*, Handle, const void*, Handle, const void*, Handle, int, void*, std::size_t, const void*,
+                                         Handle, void*)>(c.lib, "cudnnConvolutionBackwardFilter");
   const auto xd = tensor4d(c, g.n, g.c, g.h, g.w), yd = tensor4d(c, g.n, g.k, g.out_h(), g.out_w());
   const auto wd = filter4d(c, g);
   const auto cd = convolution(c, g);
@@ -283,8 +287,8 @@ void check_cudnn_conv_backward_filter(Report& report) {
   ddy.upload(std::span<const float>(dy));
   const float alpha = 1.0f, beta = 0.0f;
   check_status(Api::cudnn, "cudnnConvolutionBackwardFilter",
-               backward(c.handle, &alpha, xd.get(), dx.as_pointer(), yd.get(), ddy.as_pointer(), cd.get(), algo.algo, work.as_pointer(), ws,
-                        &beta, wd.get(), ddw.as_pointer()));
+               backward(c.handle, &alpha, xd.get(), dx.as_pointer(), yd.get(), ddy.as_pointer(), cd.get(), algo.algo, work.as_pointer(), ws, &beta,
+                        wd.get(), ddw.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = ddw.download<float>(g.w_size());
   const auto expected = ref::conv2d_backward_filter(g, x, dy);
@@ -330,8 +334,8 @@ void check_cudnn_pooling(Report& report) {
   require_within(report, "max_pool_max_abs_error", max_error, 0.0);
   require_within(report, "average_pool_rel_l2_error", avg_error, 1e-6);
   char text[220];
-  std::snprintf(text, sizeof text, "3×3 stride 2 pad 1: max pooling exact; average pooling (padding counted) relative L2 error %.3g (tolerance 1e-06)",
-                avg_error);
+  std::snprintf(text, sizeof text,
+                "3×3 stride 2 pad 1: max pooling exact; average pooling (padding counted) relative L2 error %.3g (tolerance 1e-06)", avg_error);
   report.status = Status::pass;
   report.detail = text;
 }
@@ -339,7 +343,8 @@ void check_cudnn_pooling(Report& report) {
 void check_cudnn_softmax(Report& report) {
   Cudnn c;
   open_cudnn(report, c);
-  auto softmax = require_symbol<int (*)(Handle, int, int, const void*, Handle, const void*, const void*, Handle, void*)>(c.lib, "cudnnSoftmaxForward");
+  auto softmax =
+      require_symbol<int (*)(Handle, int, int, const void*, Handle, const void*, const void*, Handle, void*)>(c.lib, "cudnnSoftmaxForward");
   constexpr int n = 2, ch = 10, h = 4, w = 4;
   const auto xd = tensor4d(c, n, ch, h, w);
   auto x = symmetric(std::size_t{n} * ch * h * w, 171);
@@ -349,7 +354,8 @@ void check_cudnn_softmax(Report& report) {
   dx.upload(std::span<const float>(x));
   auto run = [&](int algo) {
     const float alpha = 1.0f, beta = 0.0f;
-    check_status(Api::cudnn, "cudnnSoftmaxForward", softmax(c.handle, algo, kSoftmaxModeChannel, &alpha, xd.get(), dx.as_pointer(), &beta, xd.get(), dy.as_pointer()));
+    check_status(Api::cudnn, "cudnnSoftmaxForward",
+                 softmax(c.handle, algo, kSoftmaxModeChannel, &alpha, xd.get(), dx.as_pointer(), &beta, xd.get(), dy.as_pointer()));
     check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
     return dy.download<float>(x.size());
   };
@@ -364,7 +370,8 @@ void check_cudnn_softmax(Report& report) {
   require_within(report, "softmax_rel_l2_error", accurate_error, kTolerance);
   require_within(report, "log_softmax_rel_l2_error", log_error, kTolerance);
   char text[200];
-  std::snprintf(text, sizeof text, "softmax over channels %.3g, log-softmax %.3g relative L2 error (tolerance %.3g)", accurate_error, log_error, kTolerance);
+  std::snprintf(text, sizeof text, "softmax over channels %.3g, log-softmax %.3g relative L2 error (tolerance %.3g)", accurate_error, log_error,
+                kTolerance);
   report.status = Status::pass;
   report.detail = text;
 }
@@ -389,9 +396,8 @@ void check_cudnn_batchnorm_train(Report& report) {
   dvar.upload(std::span<const float>(running_var));
   const float alpha = 1.0f, blend = 0.0f;
   check_status(Api::cudnn, "cudnnBatchNormalizationForwardTraining",
-               train(c.handle, kBatchNormSpatial, &alpha, &blend, xd.get(), dx.as_pointer(), xd.get(), dy.as_pointer(), bd.get(),
-                     dgamma.as_pointer(), dbeta.as_pointer(), kFactor, dmean.as_pointer(), dvar.as_pointer(), kEpsilon,
-                     dsave_mean.as_pointer(), dsave_inv.as_pointer()));
+               train(c.handle, kBatchNormSpatial, &alpha, &blend, xd.get(), dx.as_pointer(), xd.get(), dy.as_pointer(), bd.get(), dgamma.as_pointer(),
+                     dbeta.as_pointer(), kFactor, dmean.as_pointer(), dvar.as_pointer(), kEpsilon, dsave_mean.as_pointer(), dsave_inv.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto expected = ref::batchnorm_train(n, ch, h, w, x, gamma, beta, running_mean, running_var, kFactor, kEpsilon);
   // Sums over 144 values per channel and a reciprocal square root: FP32 rounding ~1e-6.

@@ -93,7 +93,8 @@ void check_cusolver_lu_solve(Report& report) {
                      static_cast<float*>(db.as_pointer()), n, static_cast<int*>(info.as_pointer())));
   require_info(info, "cusolverDnSgetrs");
   const auto x = db.download<float>(b.size());
-  const double ratio = ref::solve_ratio(ref::Matrix::from<float>(n, n, a), ref::Matrix::from<float>(n, nrhs, x), ref::Matrix::from<float>(n, nrhs, b));
+  const double ratio =
+      ref::solve_ratio(ref::Matrix::from<float>(n, n, a), ref::Matrix::from<float>(n, nrhs, x), ref::Matrix::from<float>(n, nrhs, b));
   report.metrics.str("shape", "48x48, 3 right-hand sides");
   require_ratio(report, "backward_error_ratio", ratio);
   char text[200];
@@ -127,8 +128,7 @@ void check_cusolver_cholesky_solve(Report& report) {
   da.upload(std::span<const float>(a));
   db.upload(std::span<const float>(b));
   int lwork = 0;
-  check_status(Api::cusolver, "cusolverDnSpotrf_bufferSize",
-               buffer_size(s.handle, kFillLower, n, static_cast<float*>(da.as_pointer()), n, &lwork));
+  check_status(Api::cusolver, "cusolverDnSpotrf_bufferSize", buffer_size(s.handle, kFillLower, n, static_cast<float*>(da.as_pointer()), n, &lwork));
   DeviceBuffer work(d, static_cast<std::size_t>(lwork > 0 ? lwork : 1) * 4);
   check_status(Api::cusolver, "cusolverDnSpotrf",
                potrf(s.handle, kFillLower, n, static_cast<float*>(da.as_pointer()), n, static_cast<float*>(work.as_pointer()), lwork,
@@ -139,7 +139,8 @@ void check_cusolver_cholesky_solve(Report& report) {
                      static_cast<int*>(info.as_pointer())));
   require_info(info, "cusolverDnSpotrs");
   const auto x = db.download<float>(b.size());
-  const double ratio = ref::solve_ratio(ref::Matrix::from<float>(n, n, a), ref::Matrix::from<float>(n, nrhs, x), ref::Matrix::from<float>(n, nrhs, b));
+  const double ratio =
+      ref::solve_ratio(ref::Matrix::from<float>(n, n, a), ref::Matrix::from<float>(n, nrhs, x), ref::Matrix::from<float>(n, nrhs, b));
   report.metrics.str("shape", "48x48 SPD, 3 right-hand sides");
   require_ratio(report, "backward_error_ratio", ratio);
   char text[200];

@@ -49,8 +49,8 @@ void check_driver_init(Report& report) {
   }
   report.metrics.integer("driver_version", version).integer("device_count", count).raw("devices", devices.text());
   report.status = Status::pass;
-  report.detail = std::to_string(count) + " device(s); driver API " + std::to_string(version / 1000) + "." +
-                  std::to_string((version % 1000) / 10) + "; device 0: " + report.device;
+  report.detail = std::to_string(count) + " device(s); driver API " + std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10) +
+                  "; device 0: " + report.device;
 }
 
 void check_driver_memory(Report& report) {
@@ -95,8 +95,8 @@ void check_driver_memory(Report& report) {
     throw Stop{Status::fail, std::to_string(mismatched) + " of 64 MiB bytes differ after the round trip", std::nullopt};
   }
   char text[160];
-  std::snprintf(text, sizeof text, "64 MiB identical after the round trip; pinned host to device %.1f GB/s, device to host %.1f GB/s",
-                h2d_gbps, d2h_gbps);
+  std::snprintf(text, sizeof text, "64 MiB identical after the round trip; pinned host to device %.1f GB/s, device to host %.1f GB/s", h2d_gbps,
+                d2h_gbps);
   report.status = Status::pass;
   report.detail = text;
 }
@@ -148,8 +148,8 @@ void check_driver_kernel(Report& report) {
   if (!module.first_failure().empty()) report.metrics.str("first_attempt", module.first_failure());
   require_within(report, "max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(c)), 0.0);
   char text[200];
-  std::snprintf(text, sizeof text, "vadd over %u floats bit-exact (PTX %s); JIT %.3f s, kernel %.3f ms", kCount,
-                used_header.c_str(), jit_seconds, static_cast<double>(kernel_ms));
+  std::snprintf(text, sizeof text, "vadd over %u floats bit-exact (PTX %s); JIT %.3f s, kernel %.3f ms", kCount, used_header.c_str(), jit_seconds,
+                static_cast<double>(kernel_ms));
   report.status = Status::pass;
   report.detail = text;
 }
@@ -199,8 +199,8 @@ void check_driver_stream(Report& report) {
     throw Stop{Status::fail, "event timing reported a non-positive or non-finite duration", std::nullopt};
   }
   char text[200];
-  std::snprintf(text, sizeof text, "32 MiB in 8 chunks on 2 streams identical; events %.3f ms and %.3f ms, host %.3f ms",
-                static_cast<double>(ms0), static_cast<double>(ms1), wall_ms);
+  std::snprintf(text, sizeof text, "32 MiB in 8 chunks on 2 streams identical; events %.3f ms and %.3f ms, host %.3f ms", static_cast<double>(ms0),
+                static_cast<double>(ms1), wall_ms);
   report.status = Status::pass;
   report.detail = text;
 }

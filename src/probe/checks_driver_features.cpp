@@ -36,8 +36,7 @@ struct LaunchConfig {
 static_assert(sizeof(LaunchConfig) == 56);
 
 constexpr int kLaunchAttributeCooperative = 2;
-constexpr int kFuncAttrSharedSizeBytes = 1, kFuncAttrPtxVersion = 5, kFuncAttrBinaryVersion = 6,
-              kFuncAttrMaxDynamicSharedSizeBytes = 8;
+constexpr int kFuncAttrSharedSizeBytes = 1, kFuncAttrPtxVersion = 5, kFuncAttrBinaryVersion = 6, kFuncAttrMaxDynamicSharedSizeBytes = 8;
 constexpr int kAttrMaxSharedMemoryPerBlockOptin = 97;
 constexpr unsigned kStreamNonBlocking = 1;
 
@@ -108,15 +107,16 @@ void check_driver_launch_ex(Report& report) {
     try {
       check_status(Api::cuda, "cuLaunchKernelEx (CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 0)", with_attribute.first);
     } catch (Stop& stop) {
-      stop.detail += "; the same launch without attributes works. Applications that pass launch attributes "
-                     "(llama.cpp sets COOPERATIVE = 0) fail here";
+      stop.detail +=
+          "; the same launch without attributes works. Applications that pass launch attributes "
+          "(llama.cpp sets COOPERATIVE = 0) fail here";
       throw;
     }
   }
   report.metrics.integer("attribute_mismatched", static_cast<long long>(with_attribute.second));
   if (with_attribute.second != 0) {
-    throw Stop{Status::fail, "cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 0: " + std::to_string(with_attribute.second) +
-                                 " of 65536 sums wrong",
+    throw Stop{Status::fail,
+               "cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 0: " + std::to_string(with_attribute.second) + " of 65536 sums wrong",
                std::nullopt};
   }
   report.status = Status::pass;
@@ -154,8 +154,8 @@ void check_driver_func_attributes(Report& report) {
                        std::to_string(module.target_sm()));
   }
   if (binary_version != cc) {
-    problems.push_back("CU_FUNC_ATTRIBUTE_BINARY_VERSION is " + std::to_string(binary_version) +
-                       ", but the device reports compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10));
+    problems.push_back("CU_FUNC_ATTRIBUTE_BINARY_VERSION is " + std::to_string(binary_version) + ", but the device reports compute capability " +
+                       std::to_string(cc / 10) + "." + std::to_string(cc % 10));
   }
 
   // The opt-in limit, used to the last byte: attention kernels (FlashAttention) need more than
@@ -203,8 +203,8 @@ void check_driver_multi_ptx(Report& report) {
   const int expected = ptx_target_for(cc, targets);
   report.metrics.integer("compute_capability", cc).str("image_order", order).integer("expected_target", expected);
   if (expected == 0) {
-    throw Stop{Status::unsupported, "compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10) +
-                                        " is below every image (the lowest is sm_50)",
+    throw Stop{Status::unsupported,
+               "compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10) + " is below every image (the lowest is sm_50)",
                std::nullopt};
   }
   const auto fatbin = build_ptx_fatbin(images, built_for_windows());
@@ -255,18 +255,19 @@ void check_driver_multi_ptx(Report& report) {
   report.metrics.integer("chosen_target", chosen);
   for (unsigned t = 0; t < kThreads; ++t) {
     if (got[t] != static_cast<std::uint32_t>(chosen) + 1000u * t) {
-      throw Stop{Status::fail, "the kernel's output is not one image's: thread " + std::to_string(t) + " wrote " + std::to_string(got[t]), std::nullopt};
+      throw Stop{Status::fail, "the kernel's output is not one image's: thread " + std::to_string(t) + " wrote " + std::to_string(got[t]),
+                 std::nullopt};
     }
   }
   const std::string ccs = std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   if (chosen != expected) {
-    throw Stop{Status::fail, "the sm_" + std::to_string(chosen) + " image ran; for compute capability " + ccs + " CUDA runs sm_" +
-                                 std::to_string(expected) + ", the highest PTX target not above the device (images: " + order + ")",
+    throw Stop{Status::fail,
+               "the sm_" + std::to_string(chosen) + " image ran; for compute capability " + ccs + " CUDA runs sm_" + std::to_string(expected) +
+                   ", the highest PTX target not above the device (images: " + order + ")",
                std::nullopt};
   }
   report.status = Status::pass;
-  report.detail = "the sm_" + std::to_string(chosen) + " image of five PTX targets ran on compute capability " + ccs + " (loaded as a " +
-                  form + ")";
+  report.detail = "the sm_" + std::to_string(chosen) + " image of five PTX targets ran on compute capability " + ccs + " (loaded as a " + form + ")";
 }
 
 void check_driver_graph(Report& report) {

@@ -29,7 +29,8 @@ void check_cufft_c2c(Report& report) {
   std::vector<float> input(2 * kSize);
   for (auto& v : input) v = rng.symmetric();
   std::vector<std::complex<double>> x(kSize);
-  for (int i = 0; i < kSize; ++i) x[static_cast<std::size_t>(i)] = {input[2 * static_cast<std::size_t>(i)], input[2 * static_cast<std::size_t>(i) + 1]};
+  for (int i = 0; i < kSize; ++i)
+    x[static_cast<std::size_t>(i)] = {input[2 * static_cast<std::size_t>(i)], input[2 * static_cast<std::size_t>(i) + 1]};
 
   struct Plan {
     int handle = 0;
@@ -61,8 +62,8 @@ void check_cufft_c2c(Report& report) {
   require_within(report, "forward_rel_l2_error", forward_error, kTolerance);
   require_within(report, "round_trip_rel_l2_error", inverse_error, kTolerance);
   char text[200];
-  std::snprintf(text, sizeof text, "1024-point C2C: forward relative L2 error %.3g, inverse round trip %.3g (tolerance %.3g)",
-                forward_error, inverse_error, kTolerance);
+  std::snprintf(text, sizeof text, "1024-point C2C: forward relative L2 error %.3g, inverse round trip %.3g (tolerance %.3g)", forward_error,
+                inverse_error, kTolerance);
   report.status = Status::pass;
   report.detail = text;
 }

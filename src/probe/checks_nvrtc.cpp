@@ -71,11 +71,13 @@ int choose_arch(const Library& lib, int cc, Report& report) {
 void check_nvrtc_compile(Report& report) {
   Library lib = require_library(report, "nvrtc");
   Driver d = open_driver(report);
-  const Nvrtc api{
-      require_symbol<decltype(Nvrtc::create)>(lib, "nvrtcCreateProgram"),   require_symbol<decltype(Nvrtc::destroy)>(lib, "nvrtcDestroyProgram"),
-      require_symbol<decltype(Nvrtc::compile)>(lib, "nvrtcCompileProgram"), require_symbol<decltype(Nvrtc::log_size)>(lib, "nvrtcGetProgramLogSize"),
-      require_symbol<decltype(Nvrtc::log)>(lib, "nvrtcGetProgramLog"),      require_symbol<decltype(Nvrtc::ptx_size)>(lib, "nvrtcGetPTXSize"),
-      require_symbol<decltype(Nvrtc::ptx)>(lib, "nvrtcGetPTX")};
+  const Nvrtc api{require_symbol<decltype(Nvrtc::create)>(lib, "nvrtcCreateProgram"),
+                  require_symbol<decltype(Nvrtc::destroy)>(lib, "nvrtcDestroyProgram"),
+                  require_symbol<decltype(Nvrtc::compile)>(lib, "nvrtcCompileProgram"),
+                  require_symbol<decltype(Nvrtc::log_size)>(lib, "nvrtcGetProgramLogSize"),
+                  require_symbol<decltype(Nvrtc::log)>(lib, "nvrtcGetProgramLog"),
+                  require_symbol<decltype(Nvrtc::ptx_size)>(lib, "nvrtcGetPTXSize"),
+                  require_symbol<decltype(Nvrtc::ptx)>(lib, "nvrtcGetPTX")};
   if (auto version = reinterpret_cast<int (*)(int*, int*)>(lib.symbol("nvrtcVersion"))) {
     int major = 0, minor = 0;
     if (version(&major, &minor) == 0) report.metrics.str("nvrtc_version", std::to_string(major) + "." + std::to_string(minor));

@@ -60,15 +60,14 @@ void check_cusparse_spmv_csr(Report& report) {
   Driver d;
   Owned handle;
   Library lib = open_cusparse(report, d, handle);
-  auto create_csr = require_symbol<int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, void*, void*, void*, int,
-                                           int, int, int)>(lib, "cusparseCreateCsr");
+  auto create_csr =
+      require_symbol<int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, void*, void*, void*, int, int, int, int)>(lib, "cusparseCreateCsr");
   auto destroy_sp = require_symbol<int (*)(Handle)>(lib, "cusparseDestroySpMat");
   auto create_vec = require_symbol<int (*)(Handle*, std::int64_t, void*, int)>(lib, "cusparseCreateDnVec");
   auto destroy_vec = require_symbol<int (*)(Handle)>(lib, "cusparseDestroyDnVec");
-  auto buffer_size = require_symbol<int (*)(Handle, int, const void*, Handle, Handle, const void*, Handle, int, int,
-                                            std::size_t*)>(lib, "cusparseSpMV_bufferSize");
-  auto spmv = require_symbol<int (*)(Handle, int, const void*, Handle, Handle, const void*, Handle, int, int, void*)>(
-      lib, "cusparseSpMV");
+  auto buffer_size =
+      require_symbol<int (*)(Handle, int, const void*, Handle, Handle, const void*, Handle, int, int, std::size_t*)>(lib, "cusparseSpMV_bufferSize");
+  auto spmv = require_symbol<int (*)(Handle, int, const void*, Handle, Handle, const void*, Handle, int, int, void*)>(lib, "cusparseSpMV");
 
   constexpr int rows = 1000, cols = 800;
   ref::Lcg rng(41);
@@ -77,8 +76,8 @@ void check_cusparse_spmv_csr(Report& report) {
   for (auto& v : x) v = rng.symmetric();
   for (auto& v : y) v = rng.symmetric();
   const float alpha = 1.5f, beta = 0.5f;
-  DeviceBuffer d_off(d, a.row_offsets.size() * 4), d_col(d, a.columns.size() * 4), d_val(d, a.values.size() * 4),
-      d_x(d, x.size() * 4), d_y(d, y.size() * 4);
+  DeviceBuffer d_off(d, a.row_offsets.size() * 4), d_col(d, a.columns.size() * 4), d_val(d, a.values.size() * 4), d_x(d, x.size() * 4),
+      d_y(d, y.size() * 4);
   d_off.upload(view(a.row_offsets));
   d_col.upload(view(a.columns));
   d_val.upload(view(a.values));
@@ -87,13 +86,12 @@ void check_cusparse_spmv_csr(Report& report) {
 
   Owned mat{nullptr, destroy_sp}, vx{nullptr, destroy_vec}, vy{nullptr, destroy_vec};
   check_status(Api::cusparse, "cusparseCreateCsr",
-               create_csr(&mat.h, rows, cols, static_cast<std::int64_t>(a.values.size()), d_off.as_pointer(),
-                          d_col.as_pointer(), d_val.as_pointer(), kIndex32I, kIndex32I, kBaseZero, kR32F));
+               create_csr(&mat.h, rows, cols, static_cast<std::int64_t>(a.values.size()), d_off.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
+                          kIndex32I, kIndex32I, kBaseZero, kR32F));
   check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vx.h, cols, d_x.as_pointer(), kR32F));
   check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vy.h, rows, d_y.as_pointer(), kR32F));
   std::size_t size = 0;
-  check_status(Api::cusparse, "cusparseSpMV_bufferSize",
-               buffer_size(handle.h, kOpN, &alpha, mat.h, vx.h, &beta, vy.h, kR32F, kAlgDefault, &size));
+  check_status(Api::cusparse, "cusparseSpMV_bufferSize", buffer_size(handle.h, kOpN, &alpha, mat.h, vx.h, &beta, vy.h, kR32F, kAlgDefault, &size));
   DeviceBuffer work(d, size > 0 ? size : 1);
   check_status(Api::cusparse, "cusparseSpMV", spmv(handle.h, kOpN, &alpha, mat.h, vx.h, &beta, vy.h, kR32F, kAlgDefault, work.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
@@ -110,8 +108,7 @@ void check_cusparse_spmm_coo(Report& report) {
   Driver d;
   Owned handle;
   Library lib = open_cusparse(report, d, handle);
-  using CreateCoo = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, const void*, const void*,
-                            int, int, int);
+  using CreateCoo = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, const void*, const void*, int, int, int);
   // cusparseCreateConstCoo (CUDA 12+, and the one ZLUDA implements); CUDA 11 has only the
   // non-const form, which has the same ABI.
   auto create_coo = reinterpret_cast<CreateCoo>(lib.symbol("cusparseCreateConstCoo"));
@@ -123,10 +120,9 @@ void check_cusparse_spmm_coo(Report& report) {
   auto destroy_sp = require_symbol<int (*)(Handle)>(lib, "cusparseDestroySpMat");
   auto create_dn = require_symbol<int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, void*, int, int)>(lib, "cusparseCreateDnMat");
   auto destroy_dn = require_symbol<int (*)(Handle)>(lib, "cusparseDestroyDnMat");
-  auto buffer_size = require_symbol<int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int,
-                                            std::size_t*)>(lib, "cusparseSpMM_bufferSize");
-  auto spmm = require_symbol<int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int, void*)>(
-      lib, "cusparseSpMM");
+  auto buffer_size = require_symbol<int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int, std::size_t*)>(
+      lib, "cusparseSpMM_bufferSize");
+  auto spmm = require_symbol<int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int, void*)>(lib, "cusparseSpMM");
 
   constexpr int m = 300, k = 400, n = 16;
   ref::Lcg rng(51);
@@ -136,8 +132,8 @@ void check_cusparse_spmm_coo(Report& report) {
   for (auto& v : b) v = rng.symmetric();
   for (auto& v : c) v = rng.symmetric();
   const float alpha = 1.0f, beta = 0.25f;
-  DeviceBuffer d_row(d, row_index.size() * 4), d_col(d, a.columns.size() * 4), d_val(d, a.values.size() * 4),
-      d_b(d, b.size() * 4), d_c(d, c.size() * 4);
+  DeviceBuffer d_row(d, row_index.size() * 4), d_col(d, a.columns.size() * 4), d_val(d, a.values.size() * 4), d_b(d, b.size() * 4),
+      d_c(d, c.size() * 4);
   d_row.upload(view(row_index));
   d_col.upload(view(a.columns));
   d_val.upload(view(a.values));
@@ -146,16 +142,15 @@ void check_cusparse_spmm_coo(Report& report) {
 
   Owned mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
   check_status(Api::cusparse, create_coo_name,
-               create_coo(&mat.h, m, k, static_cast<std::int64_t>(a.values.size()), d_row.as_pointer(), d_col.as_pointer(),
-                          d_val.as_pointer(), kIndex32I, kBaseZero, kR32F));
+               create_coo(&mat.h, m, k, static_cast<std::int64_t>(a.values.size()), d_row.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
+                          kIndex32I, kBaseZero, kR32F));
   check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mb.h, k, n, k, d_b.as_pointer(), kR32F, kOrderCol));
   check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mc.h, m, n, m, d_c.as_pointer(), kR32F, kOrderCol));
   std::size_t size = 0;
   check_status(Api::cusparse, "cusparseSpMM_bufferSize",
                buffer_size(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, &size));
   DeviceBuffer work(d, size > 0 ? size : 1);
-  check_status(Api::cusparse, "cusparseSpMM",
-               spmm(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
+  check_status(Api::cusparse, "cusparseSpMM", spmm(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = d_c.download<float>(c.size());
   const auto expected = ref::spmm_coo(m, n, k, row_index, a.columns, a.values, b, alpha, beta, c);

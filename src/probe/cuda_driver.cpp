@@ -88,9 +88,7 @@ Stream::~Stream() {
   if (stream_ != nullptr) driver_.cuStreamDestroy_v2(stream_);
 }
 
-Event::Event(const Driver& driver) : driver_(driver) {
-  check_status(Api::cuda, "cuEventCreate", driver_.cuEventCreate(&event_, 0));
-}
+Event::Event(const Driver& driver) : driver_(driver) { check_status(Api::cuda, "cuEventCreate", driver_.cuEventCreate(&event_, 0)); }
 
 Event::~Event() {
   if (event_ != nullptr) driver_.cuEventDestroy_v2(event_);

@@ -12,8 +12,8 @@
 namespace zcuda::probe {
 
 struct PtxImage {
-  int sm = 0;                       // the virtual architecture: 75 for .target sm_75
-  int ptx_major = 0, ptx_minor = 0; // the .version of the text
+  int sm = 0;                        // the virtual architecture: 75 for .target sm_75
+  int ptx_major = 0, ptx_minor = 0;  // the .version of the text
   std::string text;
 };
 
@@ -34,20 +34,20 @@ inline std::vector<unsigned char> build_ptx_fatbin(std::span<const PtxImage> ima
     const std::size_t payload = (image.text.size() + 1 + 7) / 8 * 8;
     const std::size_t at = out.size();
     out.resize(at + kEntryHeader + payload, 0);
-    detail::put(out, at + 0x00, 1, 2);                // kind: PTX
-    detail::put(out, at + 0x02, 0x0101, 2);           // entry header version
-    detail::put(out, at + 0x04, kEntryHeader, 4);     // entry header size
-    detail::put(out, at + 0x08, payload, 8);          // padded payload size
-    detail::put(out, at + 0x14, 0x40, 4);             // where the options record starts (in this header)
+    detail::put(out, at + 0x00, 1, 2);             // kind: PTX
+    detail::put(out, at + 0x02, 0x0101, 2);        // entry header version
+    detail::put(out, at + 0x04, kEntryHeader, 4);  // entry header size
+    detail::put(out, at + 0x08, payload, 8);       // padded payload size
+    detail::put(out, at + 0x14, 0x40, 4);          // where the options record starts (in this header)
     detail::put(out, at + 0x18, static_cast<std::uint64_t>(image.ptx_major) << 16 | static_cast<std::uint64_t>(image.ptx_minor), 4);
     detail::put(out, at + 0x1C, static_cast<std::uint64_t>(image.sm), 4);
     detail::put(out, at + 0x28, windows_host ? 0x41 : 0x11, 8);  // 64-bit, host OS; uncompressed
-    detail::put(out, at + 0x40, 0x48, 8);             // the (empty) options text sits at 0x48
+    detail::put(out, at + 0x40, 0x48, 8);                        // the (empty) options text sits at 0x48
     for (std::size_t i = 0; i < image.text.size(); ++i) out[at + kEntryHeader + i] = static_cast<unsigned char>(image.text[i]);
   }
   detail::put(out, 0, kFatbinMagic, 4);
-  detail::put(out, 4, 1, 2);                          // container version
-  detail::put(out, 6, kContainerHeader, 2);           // container header size
+  detail::put(out, 4, 1, 2);                 // container version
+  detail::put(out, 6, kContainerHeader, 2);  // container header size
   detail::put(out, 8, out.size() - kContainerHeader, 8);
   return out;
 }

@@ -33,9 +33,7 @@ std::string loaded_path(void* handle) {
   return platform::win32::narrow(buffer);
 }
 
-void* symbol(void* handle, const char* name) {
-  return reinterpret_cast<void*>(GetProcAddress(reinterpret_cast<HMODULE>(handle), name));
-}
+void* symbol(void* handle, const char* name) { return reinterpret_cast<void*>(GetProcAddress(reinterpret_cast<HMODULE>(handle), name)); }
 
 std::vector<std::string> library_names(const std::string& role) {
   // CUDA 13 / 12 / 11 names (docs/verify.md). cuSPARSE kept major 12 in CUDA 13, cuFFT's major

@@ -197,8 +197,7 @@ struct TargetImage {
 inline constexpr TargetImage kTargetImages[] = {{75, 6, 3}, {90, 7, 8}, {50, 6, 0}, {100, 8, 6}, {80, 7, 0}};
 
 inline std::string which_ptx_text(const TargetImage& image) {
-  return ".version " + std::to_string(image.ptx_major) + "." + std::to_string(image.ptx_minor) + "\n.target sm_" +
-         std::to_string(image.sm) + R"(
+  return ".version " + std::to_string(image.ptx_major) + "." + std::to_string(image.ptx_minor) + "\n.target sm_" + std::to_string(image.sm) + R"(
 .address_size 64
 
 .visible .entry which_ptx(
@@ -211,7 +210,8 @@ inline std::string which_ptx_text(const TargetImage& image) {
 ld.param.u64 %rd1, [out];
 cvta.to.global.u64 %rd2, %rd1;
 mov.u32 %r1, %tid.x;
-mad.lo.u32 %r2, %r1, 1000, )" + std::to_string(image.sm) + R"(;
+mad.lo.u32 %r2, %r1, 1000, )" +
+         std::to_string(image.sm) + R"(;
 mul.wide.u32 %rd3, %r1, 4;
 add.s64 %rd4, %rd2, %rd3;
 st.global.u32 [%rd4], %r2;

@@ -21,8 +21,8 @@ class PtxModule {
   // A kernel of the module; Stop(error) when it is not there.
   CUfunction function(const char* name) const;
 
-  std::string header() const;           // ".version 6.0 .target sm_50"
-  int target_sm() const { return sm_; } // the .target that loaded: 50 or 75
+  std::string header() const;            // ".version 6.0 .target sm_50"
+  int target_sm() const { return sm_; }  // the .target that loaded: 50 or 75
   double jit_seconds() const { return jit_seconds_; }
   const std::string& first_failure() const { return first_failure_; }  // empty when the first header loaded
 

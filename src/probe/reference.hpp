@@ -34,9 +34,8 @@ class Lcg {
 
 // C = alpha * op(A) * op(B) + beta * C, column-major (the BLAS convention); op(A) m×k, op(B)
 // k×n, C m×n. transpose_a: A is stored k×m and used transposed (cuBLAS's CUBLAS_OP_T).
-inline std::vector<double> gemm_op(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
-                                   std::span<const float> a, int lda, std::span<const float> b, int ldb, double beta,
-                                   std::span<const float> c, int ldc) {
+inline std::vector<double> gemm_op(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, std::span<const float> a, int lda,
+                                   std::span<const float> b, int ldb, double beta, std::span<const float> c, int ldc) {
   std::vector<double> out(static_cast<std::size_t>(m) * static_cast<std::size_t>(n));
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < m; ++i) {
@@ -54,8 +53,8 @@ inline std::vector<double> gemm_op(bool transpose_a, bool transpose_b, int m, in
 }
 
 // C = alpha * A * B + beta * C, column-major, A m×k, B k×n, C m×n.
-inline std::vector<double> gemm(int m, int n, int k, double alpha, std::span<const float> a, int lda,
-                                std::span<const float> b, int ldb, double beta, std::span<const float> c, int ldc) {
+inline std::vector<double> gemm(int m, int n, int k, double alpha, std::span<const float> a, int lda, std::span<const float> b, int ldb, double beta,
+                                std::span<const float> c, int ldc) {
   return gemm_op(false, false, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -78,9 +77,8 @@ inline std::vector<std::complex<double>> dft(std::span<const std::complex<double
 }
 
 // y = alpha * A * x + beta * y0 for A in CSR (zero-based).
-inline std::vector<double> spmv_csr(int rows, std::span<const int> row_offsets, std::span<const int> columns,
-                                    std::span<const float> values, std::span<const float> x, double alpha,
-                                    double beta, std::span<const float> y0) {
+inline std::vector<double> spmv_csr(int rows, std::span<const int> row_offsets, std::span<const int> columns, std::span<const float> values,
+                                    std::span<const float> x, double alpha, double beta, std::span<const float> y0) {
   std::vector<double> y(static_cast<std::size_t>(rows));
   for (int r = 0; r < rows; ++r) {
     double sum = 0;
@@ -96,15 +94,13 @@ inline std::vector<double> spmv_csr(int rows, std::span<const int> row_offsets, 
 // C = alpha * A * B + beta * C0 for A (m×k) in COO (zero-based), B (k×n) and C (m×n) dense
 // column-major with leading dimensions k and m.
 inline std::vector<double> spmm_coo(int m, int n, int k, std::span<const int> row_index, std::span<const int> col_index,
-                                    std::span<const float> values, std::span<const float> b, double alpha, double beta,
-                                    std::span<const float> c0) {
+                                    std::span<const float> values, std::span<const float> b, double alpha, double beta, std::span<const float> c0) {
   std::vector<double> product(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0);
   for (std::size_t e = 0; e < values.size(); ++e) {
     const auto r = static_cast<std::size_t>(row_index[e]);
     const auto c = static_cast<std::size_t>(col_index[e]);
     for (std::size_t j = 0; j < static_cast<std::size_t>(n); ++j) {
-      product[r + j * static_cast<std::size_t>(m)] +=
-          static_cast<double>(values[e]) * static_cast<double>(b[c + j * static_cast<std::size_t>(k)]);
+      product[r + j * static_cast<std::size_t>(m)] += static_cast<double>(values[e]) * static_cast<double>(b[c + j * static_cast<std::size_t>(k)]);
     }
   }
   for (std::size_t i = 0; i < product.size(); ++i) product[i] = alpha * product[i] + beta * static_cast<double>(c0[i]);

@@ -61,27 +61,23 @@ void for_each_tap(const ConvShape& g, Visit&& visit) {
 // y[n,k,p,q] = Σ x[n,c,p·stride−pad+r·dilation, …] · w[k,c,r,s]
 inline std::vector<double> conv2d_forward(const ConvShape& g, std::span<const float> x, std::span<const float> w) {
   std::vector<double> y(g.y_size(), 0.0);
-  detail::for_each_tap(g, [&](std::size_t yi, std::size_t xi, std::size_t wi) {
-    y[yi] += static_cast<double>(x[xi]) * static_cast<double>(w[wi]);
-  });
+  detail::for_each_tap(g, [&](std::size_t yi, std::size_t xi, std::size_t wi) { y[yi] += static_cast<double>(x[xi]) * static_cast<double>(w[wi]); });
   return y;
 }
 
 // dx = the gradient of Σ dy·y with respect to x (the transposed convolution of dy).
 inline std::vector<double> conv2d_backward_data(const ConvShape& g, std::span<const float> dy, std::span<const float> w) {
   std::vector<double> dx(g.x_size(), 0.0);
-  detail::for_each_tap(g, [&](std::size_t yi, std::size_t xi, std::size_t wi) {
-    dx[xi] += static_cast<double>(dy[yi]) * static_cast<double>(w[wi]);
-  });
+  detail::for_each_tap(g,
+                       [&](std::size_t yi, std::size_t xi, std::size_t wi) { dx[xi] += static_cast<double>(dy[yi]) * static_cast<double>(w[wi]); });
   return dx;
 }
 
 // dw = the gradient of Σ dy·y with respect to w.
 inline std::vector<double> conv2d_backward_filter(const ConvShape& g, std::span<const float> x, std::span<const float> dy) {
   std::vector<double> dw(g.w_size(), 0.0);
-  detail::for_each_tap(g, [&](std::size_t yi, std::size_t xi, std::size_t wi) {
-    dw[wi] += static_cast<double>(dy[yi]) * static_cast<double>(x[xi]);
-  });
+  detail::for_each_tap(g,
+                       [&](std::size_t yi, std::size_t xi, std::size_t wi) { dw[wi] += static_cast<double>(dy[yi]) * static_cast<double>(x[xi]); });
   return dw;
 }
 
@@ -156,8 +152,8 @@ struct BatchNormTraining {
 // Spatial batch normalisation in training mode (CUDNN_BATCHNORM_SPATIAL): statistics per channel
 // over n, h and w.
 inline BatchNormTraining batchnorm_train(int n, int c, int h, int w, std::span<const float> x, std::span<const float> gamma,
-                                         std::span<const float> beta, std::span<const float> running_mean,
-                                         std::span<const float> running_var, double factor, double epsilon) {
+                                         std::span<const float> beta, std::span<const float> running_mean, std::span<const float> running_var,
+                                         double factor, double epsilon) {
   using detail::u;
   BatchNormTraining out;
   out.y.assign(x.size(), 0.0);  // assign, not resize: GCC 12 -O3 warns of a null dereference in resize here (a false positive)

@@ -40,8 +40,7 @@ void Watchdog::watch() {
       changed_.wait(lock);
       continue;
     }
-    if (changed_.wait_until(lock, *deadline_) == std::cv_status::timeout && deadline_ &&
-        std::chrono::steady_clock::now() >= *deadline_) {
+    if (changed_.wait_until(lock, *deadline_) == std::cv_status::timeout && deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
       std::fprintf(stderr, "zcuda-probe: %s gave no result within %.0f s; ending the probe\n", check_.c_str(), limit_.count());
       std::fflush(stderr);
       // The check's thread is stuck inside a library: only ending the process frees it.

@@ -54,7 +54,8 @@ class Background : public BackgroundProcess {
 // Files of the test artifact once installed, with their contents.
 std::map<std::string, std::string> expected_files() {
   std::map<std::string, std::string> files = {{"nvcuda.dll", "nvcuda bytes"}, {"zluda.exe", "launcher"}};
-  for (int i = 0; i < 40; ++i) files["lib/part" + std::to_string(i) + ".dll"] = std::string(static_cast<std::size_t>(20000 + i), static_cast<char>('a' + i % 26));
+  for (int i = 0; i < 40; ++i)
+    files["lib/part" + std::to_string(i) + ".dll"] = std::string(static_cast<std::size_t>(20000 + i), static_cast<char>('a' + i % 26));
   // Bytes that do not compress, so the archive is large enough to interrupt mid-download.
   std::string noise(300000, '\0');
   std::uint32_t x = 12345;
@@ -86,9 +87,17 @@ struct Scene {
   }
 
   void write_manifest(const std::string& url) {
-    json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"}, {"url", url},
-                  {"sha256", sha256}, {"size", size}, {"archive", "zip"}, {"root", "zluda"},
-                  {"license", "Apache-2.0 OR MIT (test)"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
+    json entry = {{"id", "zluda-test"},
+                  {"component", "zluda"},
+                  {"version", "v1"},
+                  {"os", "any"},
+                  {"url", url},
+                  {"sha256", sha256},
+                  {"size", size},
+                  {"archive", "zip"},
+                  {"root", "zluda"},
+                  {"license", "Apache-2.0 OR MIT (test)"},
+                  {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
     write_file(manifest, json{{"schema", 1}, {"artifacts", {entry}}}.dump(2));
   }
 
@@ -147,7 +156,8 @@ TEST(InstallCli, DryRunShowsThePinnedWindowsPlanAndWritesNothing) {
   EXPECT_NE(r.out.find("--with-libtorch"), std::string::npos) << "the skipped optional artifact says how to get it";
   EXPECT_FALSE(fs::exists(dir / "home" / "installs"));
 
-  auto j = run_zcuda({"--home", (dir / "home").string(), "--json", "install", "--dry-run", "--os", "windows", "--channel", "latest", "--with-libtorch"});
+  auto j =
+      run_zcuda({"--home", (dir / "home").string(), "--json", "install", "--dry-run", "--os", "windows", "--channel", "latest", "--with-libtorch"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto doc = parse_json(j);
   EXPECT_EQ(doc["command"], "install");

@@ -43,7 +43,8 @@ void plant_files(const TempDir& home) {
   result.checks = {check};
   home::Home layout{home.path(), home / "cache", home / "state", home / "logs", home::ChosenBy::flag};
   ASSERT_TRUE(verify::save(result, layout));
-  write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
+  write_file(home / "logs" / "zcuda.log",
+             "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }
 
 void expect_clean(const std::string& text, const std::string& where) {
@@ -110,9 +111,17 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
                 {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "NVCUDA-TEST"), test::file("zluda/zluda.exe", "LAUNCHER")});
   auto digest = sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
-  nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
-                          {"url", test::file_url(dir / "z.zip")}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},
-                          {"archive", "zip"}, {"root", "zluda"}, {"optional", false}, {"license", "test"}};
+  nlohmann::json entry = {{"id", "zluda-test"},
+                          {"component", "zluda"},
+                          {"version", "v1"},
+                          {"os", "any"},
+                          {"url", test::file_url(dir / "z.zip")},
+                          {"mirrors", nlohmann::json::array()},
+                          {"sha256", *digest},
+                          {"archive", "zip"},
+                          {"root", "zluda"},
+                          {"optional", false},
+                          {"license", "test"}};
   write_file(dir / "m.json", nlohmann::json{{"schema", 1}, {"artifacts", {entry}}}.dump());
   CommandOptions o;
   o.set_env["ZCUDA_HOME"] = (dir / "home").string();

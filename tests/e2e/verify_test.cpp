@@ -116,8 +116,8 @@ TEST(Verify, StubDriverGivesApiErrorsWithNames) {
   if (std::string(CUDA_STUB_LIBCUDA).empty()) GTEST_SKIP() << "no CUDA toolkit stub libcuda.so here";
   TempDir dir;
   make_runtime(dir / "runtime", CUDA_STUB_LIBCUDA);
-  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
-                      "--check", "driver.init", "--check", "driver.kernel", "--check", "cublas.sgemm", "--check", "cusparse.spmm_coo"});
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "driver.init",
+                      "--check", "driver.kernel", "--check", "cublas.sgemm", "--check", "cusparse.spmm_coo"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto out = json::parse(r.out);
   EXPECT_EQ(out["runtime"]["kind"], "dir");
@@ -146,8 +146,8 @@ TEST(Verify, StubDriverGivesApiErrorsWithNames) {
 TEST(Verify, CrashInCuInitIsIsolated) {
   TempDir dir;
   make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
-  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
-                      "--check", "driver.init", "--check", "driver.memory", "--check", "nvml.init"});
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "driver.init",
+                      "--check", "driver.memory", "--check", "nvml.init"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto out = json::parse(r.out);
   for (const char* name : {"driver.init", "driver.memory"}) {
@@ -174,8 +174,8 @@ TEST(Verify, HangInCuInitTimesOutAndTheTreeIsKilled) {
   options.set_env["ZCUDA_TEST_SLEEPER"] = test_child().string();
   options.timeout_seconds = 60;
   const auto start = std::chrono::steady_clock::now();
-  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
-                      "--timeout", "2", "--check", "driver.init", "--check", "driver.kernel", "--check", "nvml.init"},
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(), "--timeout", "2", "--check",
+                      "driver.init", "--check", "driver.kernel", "--check", "nvml.init"},
                      options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -200,8 +200,7 @@ std::filesystem::path fake_runtime(const TempDir& dir, const char* cudnn) {
   return runtime;
 }
 
-json verify_with(const TempDir& dir, const std::filesystem::path& runtime, const std::vector<std::string>& checks,
-                 const std::string& cudnn_mode) {
+json verify_with(const TempDir& dir, const std::filesystem::path& runtime, const std::vector<std::string>& checks, const std::string& cudnn_mode) {
   std::vector<std::string> args{"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string()};
   for (const auto& c : checks) {
     args.push_back("--check");
@@ -335,8 +334,7 @@ TEST(Verify, ZludasCudaCheckIsRunAndLabelledLoadOnly) {
   // A stand-in for ZLUDA's cuda_check: prints its kind of lines, and sees the runtime folder first.
   const auto fake = path_from_utf8(FAKE_CUDA_CHECK);
   std::filesystem::copy_file(fake, dir / "runtime" / ("cuda_check" + fake.extension().string()));
-  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(),
-                      "--check", "nvml.init"});
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "nvml.init"});
   const auto out = json::parse(r.out);
   ASSERT_TRUE(out.contains("cuda_check")) << r.out;
   EXPECT_NE(out["cuda_check"]["label"].get<std::string>().find("load-only"), std::string::npos);
@@ -349,8 +347,7 @@ TEST(Verify, ZludasCudaCheckIsRunAndLabelledLoadOnly) {
 TEST(Verify, HumanOutputShowsTheTableAndCountsOnlyCoreChecks) {
   TempDir dir;
   make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
-  auto r = run_zcuda({"--home", (dir / "home").string(), "verify", "--runtime-dir", (dir / "runtime").string(),
-                      "--check", "driver.init"});
+  auto r = run_zcuda({"--home", (dir / "home").string(), "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "driver.init"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("CHECK"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("driver.init"), std::string::npos);

@@ -12,8 +12,8 @@ struct Spec {
   enum class Type { file, directory, symlink, hardlink, char_device, fifo };
   std::string name;
   Type type = Type::file;
-  std::string content;   // files
-  std::string target;    // symlink and hardlink targets, written as given
+  std::string content;  // files
+  std::string target;   // symlink and hardlink targets, written as given
   unsigned mode = 0644;
 };
 

@@ -7,8 +7,7 @@
 #include <cstddef>
 
 #ifdef _WIN32
-#define ZCUDA_REQUIRE_FILE_SIZE_LIMIT() \
-  GTEST_SKIP() << "needs a full disk: Windows has no RLIMIT_FSIZE and a full volume needs administrator rights"
+#define ZCUDA_REQUIRE_FILE_SIZE_LIMIT() GTEST_SKIP() << "needs a full disk: Windows has no RLIMIT_FSIZE and a full volume needs administrator rights"
 
 namespace zcuda::test {
 

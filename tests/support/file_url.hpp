@@ -13,8 +13,8 @@ inline std::string file_url(const std::filesystem::path& path) {
   std::string out = text.starts_with("/") ? "file://" : "file:///";
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-                       c == '_' || c == '~' || c == '/' || c == ':';
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~' ||
+                       c == '/' || c == ':';
     if (plain) {
       out += ch;
     } else {

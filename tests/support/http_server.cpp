@@ -57,19 +57,32 @@ std::string trim(const std::string& text) {
 
 const char* reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 206: return "Partial Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 307: return "Temporary Redirect";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 408: return "Request Timeout";
-    case 416: return "Range Not Satisfiable";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 206:
+      return "Partial Content";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 307:
+      return "Temporary Redirect";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 408:
+      return "Request Timeout";
+    case 416:
+      return "Range Not Satisfiable";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -196,9 +209,7 @@ HttpServer::~HttpServer() {
   if (tls_ != nullptr) SSL_CTX_free(static_cast<SSL_CTX*>(tls_));
 }
 
-std::string HttpServer::url(const std::string& path) const {
-  return fmt::format("{}://127.0.0.1:{}{}", tls_ ? "https" : "http", port_, path);
-}
+std::string HttpServer::url(const std::string& path) const { return fmt::format("{}://127.0.0.1:{}{}", tls_ ? "https" : "http", port_, path); }
 
 void HttpServer::serve(const std::string& path, HttpResource resource) {
   std::lock_guard lock(mutex_);

@@ -30,26 +30,26 @@ struct HttpRequest {
 // What the server holds at a path.
 struct HttpResource {
   std::string body{};
-  std::string etag{};                // sent as ETag when not empty
-  std::string last_modified{};       // sent as Last-Modified when not empty
-  bool ranges = true;              // false: ignore Range and always send the whole body with 200
-  bool content_length = true;      // false: no Content-Length; the body ends when the connection closes
-  std::size_t chunk = 0;           // > 0: send the body in pieces of this many bytes...
+  std::string etag{};                        // sent as ETag when not empty
+  std::string last_modified{};               // sent as Last-Modified when not empty
+  bool ranges = true;                        // false: ignore Range and always send the whole body with 200
+  bool content_length = true;                // false: no Content-Length; the body ends when the connection closes
+  std::size_t chunk = 0;                     // > 0: send the body in pieces of this many bytes...
   std::chrono::milliseconds chunk_delay{0};  // ...with this pause between pieces
 };
 
 // A one-off misbehaviour, used up by the next request for its path.
 struct HttpFault {
-  int status = 0;                          // answer with this status and `body` instead of the resource
+  int status = 0;  // answer with this status and `body` instead of the resource
   std::string body{};
-  std::string retry_after{};                 // Retry-After value, with `status`
-  std::string location{};                    // Location, with a 3xx `status`
-  std::optional<std::string> replace_body{}; // serve this instead of the resource's body (200, own length)
-  std::optional<std::size_t> cut_after{};    // send this many body bytes, then drop the connection
-  bool reset = false;                      // drop with a TCP reset instead of a clean close
-  std::optional<std::size_t> stall_after{};  // send this many body bytes, then stay silent...
-  std::chrono::milliseconds stall_for{0};  // ...for this long before going on
-  bool range_from_zero = false;            // answer a Range request with 206 for the whole body
+  std::string retry_after{};                  // Retry-After value, with `status`
+  std::string location{};                     // Location, with a 3xx `status`
+  std::optional<std::string> replace_body{};  // serve this instead of the resource's body (200, own length)
+  std::optional<std::size_t> cut_after{};     // send this many body bytes, then drop the connection
+  bool reset = false;                         // drop with a TCP reset instead of a clean close
+  std::optional<std::size_t> stall_after{};   // send this many body bytes, then stay silent...
+  std::chrono::milliseconds stall_for{0};     // ...for this long before going on
+  bool range_from_zero = false;               // answer a Range request with 206 for the whole body
 };
 
 struct TlsFiles {

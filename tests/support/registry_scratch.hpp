@@ -16,8 +16,7 @@ class RegistryScratch {
   RegistryScratch() : base_(L"Software\\zcuda-tests\\" + std::to_wstring(GetCurrentProcessId()) + L"-" + std::to_wstring(GetTickCount64())) {
     machine_ = create(HKEY_CURRENT_USER, base_ + L"\\machine");
     user_ = create(HKEY_CURRENT_USER, base_ + L"\\user");
-    if (RegOverridePredefKey(HKEY_LOCAL_MACHINE, machine_) != ERROR_SUCCESS ||
-        RegOverridePredefKey(HKEY_CURRENT_USER, user_) != ERROR_SUCCESS) {
+    if (RegOverridePredefKey(HKEY_LOCAL_MACHINE, machine_) != ERROR_SUCCESS || RegOverridePredefKey(HKEY_CURRENT_USER, user_) != ERROR_SUCCESS) {
       throw std::runtime_error("RegOverridePredefKey failed");
     }
   }
@@ -32,11 +31,9 @@ class RegistryScratch {
   RegistryScratch& operator=(const RegistryScratch&) = delete;
 
   // Writes under the (overridden) HKLM or HKCU, creating the key.
-  static void set_string(HKEY root, const std::wstring& key, const std::wstring& name, const std::wstring& value,
-                         DWORD type = REG_SZ) {
+  static void set_string(HKEY root, const std::wstring& key, const std::wstring& name, const std::wstring& value, DWORD type = REG_SZ) {
     HKEY k = create(root, key);
-    RegSetValueExW(k, name.c_str(), 0, type, reinterpret_cast<const BYTE*>(value.c_str()),
-                   static_cast<DWORD>((value.size() + 1) * sizeof(wchar_t)));
+    RegSetValueExW(k, name.c_str(), 0, type, reinterpret_cast<const BYTE*>(value.c_str()), static_cast<DWORD>((value.size() + 1) * sizeof(wchar_t)));
     RegCloseKey(k);
   }
   static void set_qword(HKEY root, const std::wstring& key, const std::wstring& name, std::uint64_t value) {

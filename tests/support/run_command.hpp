@@ -8,13 +8,13 @@
 namespace zcuda::test {
 
 struct CommandResult {
-  int exit_code = -1;   // the process's exit status, or 128+signal
-  std::string out;      // stdout
-  std::string err;      // stderr
+  int exit_code = -1;  // the process's exit status, or 128+signal
+  std::string out;     // stdout
+  std::string err;     // stderr
 };
 
 struct CommandOptions {
-  std::map<std::string, std::string> set_env;   // added or replaced
+  std::map<std::string, std::string> set_env;  // added or replaced
   std::vector<std::string> unset_env;
   std::optional<std::string> stdin_text;
   int timeout_seconds = 120;

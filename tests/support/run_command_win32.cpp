@@ -41,9 +41,7 @@ struct Handle {
 // case-insensitive on Windows ("Path"): replaced and unset by that rule.
 std::wstring environment_block(const std::map<std::string, std::string>& set, const std::vector<std::string>& unset) {
   platform::Environment environment = platform::current_environment();
-  auto erase = [&](const std::string& name) {
-    std::erase_if(environment, [&](const auto& entry) { return same_name(entry.first, name); });
-  };
+  auto erase = [&](const std::string& name) { std::erase_if(environment, [&](const auto& entry) { return same_name(entry.first, name); }); };
   for (const auto& name : unset) erase(name);
   for (const auto& [name, value] : set) {
     erase(name);
@@ -91,8 +89,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   startup.hStdOutput = out_write.h;
   startup.hStdError = err_write.h;
   PROCESS_INFORMATION info{};
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_UNICODE_ENVIRONMENT, block.data(), nullptr,
-                      &startup, &info)) {
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_UNICODE_ENVIRONMENT, block.data(), nullptr, &startup, &info)) {
     CommandResult failed;
     failed.exit_code = 127;  // as a POSIX shell reports a program it could not start
     failed.err = "could not start " + argv[0] + ": Windows error " + std::to_string(GetLastError());
@@ -142,8 +139,8 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
     startup.hStdError = options_.err ? err.h : GetStdHandle(STD_ERROR_HANDLE);
   }
   PROCESS_INFORMATION info{};
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, startup.dwFlags != 0,
-                      CREATE_UNICODE_ENVIRONMENT | CREATE_NEW_PROCESS_GROUP, block.data(), nullptr, &startup, &info)) {
+  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, startup.dwFlags != 0, CREATE_UNICODE_ENVIRONMENT | CREATE_NEW_PROCESS_GROUP,
+                      block.data(), nullptr, &startup, &info)) {
     throw std::runtime_error("could not start " + argv[0] + ": Windows error " + std::to_string(GetLastError()));
   }
   CloseHandle(info.hThread);

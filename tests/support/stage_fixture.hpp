@@ -104,52 +104,52 @@ class StageFixture : public ::testing::Test {
   // Stops a stage from `rt` at every step and checks that the next stage or unstage recovers,
   // then does the same for unstage.
   void interrupt_at_every_step(const fs::path& rt) {
-  ZCUDA_REQUIRE_TEST_HOOKS();
-  const auto before = snapshot(app);
-  ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", rt.string()}).exit_code, 0);
-  const auto staged = snapshot(app);
-  ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
-  ASSERT_EQ(snapshot(app), before);
+    ZCUDA_REQUIRE_TEST_HOOKS();
+    const auto before = snapshot(app);
+    ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", rt.string()}).exit_code, 0);
+    const auto staged = snapshot(app);
+    ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
+    ASSERT_EQ(snapshot(app), before);
 
-  int crashes = 0;
-  for (int step = 1; step < 100; ++step) {
-    const CommandOptions crash = crash_after(step);
-    auto r = zcuda({"stage", app.string(), "--runtime-dir", rt.string()}, crash);
-    if (r.exit_code == 0) break;  // past the last step
-    ASSERT_EQ(r.exit_code, 99) << "step " << step << ": " << r.err;
-    ++crashes;
-    if (step % 2 == 0) {
-      // Recovered by unstage: exactly as before.
+    int crashes = 0;
+    for (int step = 1; step < 100; ++step) {
+      const CommandOptions crash = crash_after(step);
+      auto r = zcuda({"stage", app.string(), "--runtime-dir", rt.string()}, crash);
+      if (r.exit_code == 0) break;  // past the last step
+      ASSERT_EQ(r.exit_code, 99) << "step " << step << ": " << r.err;
+      ++crashes;
+      if (step % 2 == 0) {
+        // Recovered by unstage: exactly as before.
+        auto u = zcuda({"unstage", app.string()});
+        ASSERT_EQ(u.exit_code, 0) << "step " << step << ": " << u.err;
+        ASSERT_EQ(snapshot(app), before) << "step " << step;
+      } else {
+        // Recovered by stage: rolled back, then staged in full.
+        auto s = zcuda({"stage", app.string(), "--runtime-dir", rt.string()});
+        ASSERT_EQ(s.exit_code, 0) << "step " << step << ": " << s.err;
+        auto now = snapshot(app);
+        now.erase(".zcuda-stage/journal.json");  // holds a time stamp
+        auto expected = staged;
+        expected.erase(".zcuda-stage/journal.json");
+        ASSERT_EQ(now, expected) << "step " << step;
+        EXPECT_EQ(which_libcuda(), "runtime-libcuda\n");
+        ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
+        ASSERT_EQ(snapshot(app), before) << "step " << step;
+      }
+    }
+    EXPECT_GE(crashes, 8);  // three files, two of them replaced: at least this many steps
+
+    // And an unstage killed at every step is finished by the next unstage.
+    for (int step = 1; step < 100; ++step) {
+      ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", rt.string()}).exit_code, 0);
+      const CommandOptions crash = crash_after(step);
+      auto r = zcuda({"unstage", app.string()}, crash);
+      if (r.exit_code == 0) break;
+      ASSERT_EQ(r.exit_code, 99) << "step " << step << ": " << r.err;
       auto u = zcuda({"unstage", app.string()});
       ASSERT_EQ(u.exit_code, 0) << "step " << step << ": " << u.err;
       ASSERT_EQ(snapshot(app), before) << "step " << step;
-    } else {
-      // Recovered by stage: rolled back, then staged in full.
-      auto s = zcuda({"stage", app.string(), "--runtime-dir", rt.string()});
-      ASSERT_EQ(s.exit_code, 0) << "step " << step << ": " << s.err;
-      auto now = snapshot(app);
-      now.erase(".zcuda-stage/journal.json");  // holds a time stamp
-      auto expected = staged;
-      expected.erase(".zcuda-stage/journal.json");
-      ASSERT_EQ(now, expected) << "step " << step;
-      EXPECT_EQ(which_libcuda(), "runtime-libcuda\n");
-      ASSERT_EQ(zcuda({"unstage", app.string()}).exit_code, 0);
-      ASSERT_EQ(snapshot(app), before) << "step " << step;
     }
-  }
-  EXPECT_GE(crashes, 8);  // three files, two of them replaced: at least this many steps
-
-  // And an unstage killed at every step is finished by the next unstage.
-  for (int step = 1; step < 100; ++step) {
-    ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", rt.string()}).exit_code, 0);
-    const CommandOptions crash = crash_after(step);
-    auto r = zcuda({"unstage", app.string()}, crash);
-    if (r.exit_code == 0) break;
-    ASSERT_EQ(r.exit_code, 99) << "step " << step << ": " << r.err;
-    auto u = zcuda({"unstage", app.string()});
-    ASSERT_EQ(u.exit_code, 0) << "step " << step << ": " << u.err;
-    ASSERT_EQ(snapshot(app), before) << "step " << step;
-  }
   }
 
   static CommandOptions crash_after(int step) {

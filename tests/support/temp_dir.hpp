@@ -22,7 +22,9 @@ class TempDir {
 void write_file(const std::filesystem::path& path, std::string_view content);
 std::string read_file(const std::filesystem::path& path);
 // A path given as UTF-8 text (what zcuda prints and writes in JSON), on every platform.
-inline std::string read_file(const std::string& utf8_path) { return read_file(std::filesystem::path(std::u8string(utf8_path.begin(), utf8_path.end()))); }
+inline std::string read_file(const std::string& utf8_path) {
+  return read_file(std::filesystem::path(std::u8string(utf8_path.begin(), utf8_path.end())));
+}
 inline std::string read_file(const char* utf8_path) { return read_file(std::string(utf8_path)); }
 
 }  // namespace zcuda::test

@@ -5,7 +5,7 @@
 
 #include <zcuda/platform/test_hooks.hpp>
 
-#define ZCUDA_REQUIRE_TEST_HOOKS()                                                         \
-  do {                                                                                     \
+#define ZCUDA_REQUIRE_TEST_HOOKS()                                                           \
+  do {                                                                                       \
     if (!::zcuda::platform::test_hooks::enabled()) GTEST_SKIP() << "needs ZCUDA_TEST_HOOKS"; \
   } while (false)

@@ -8,8 +8,7 @@
 #include <windows.h>
 
 int main() {
-  if (CreateWindowExW(0, L"STATIC", L"zcuda test desktop holder", 0, 0, 0, 0, 0, HWND_MESSAGE, nullptr, nullptr, nullptr) ==
-      nullptr) {
+  if (CreateWindowExW(0, L"STATIC", L"zcuda test desktop holder", 0, 0, 0, 0, 0, HWND_MESSAGE, nullptr, nullptr, nullptr) == nullptr) {
     return 1;
   }
   Sleep(INFINITE);

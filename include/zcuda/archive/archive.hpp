@@ -18,7 +18,7 @@ enum class Format { zip, tar_gz };
 
 // What a scan found; sizes count regular files inside `root` only.
 struct Scan {
-  std::uint64_t entries = 0;          // every entry of the archive
+  std::uint64_t entries = 0;            // every entry of the archive
   std::uint64_t installed_entries = 0;  // those inside root, which extraction writes
   std::uint64_t installed_bytes = 0;
 };
@@ -29,8 +29,8 @@ struct WrittenEntry {
   std::string path;
   Type type = Type::file;
   std::uint64_t size = 0;
-  std::string sha256;                // files only: lowercase hex of what was written
-  std::string link_target;           // symlinks only
+  std::string sha256;       // files only: lowercase hex of what was written
+  std::string link_target;  // symlinks only
   bool operator==(const WrittenEntry&) const = default;
 };
 
@@ -40,9 +40,9 @@ struct Extracted {
 };
 
 struct ExtractOptions {
-  std::optional<std::string> root;            // folder inside the archive whose contents are extracted
-  const std::atomic<bool>* cancel = nullptr;  // stops between blocks; ErrorKind::interrupted
-  bool check_free_space = true;               // refuse before writing when the disk lacks room
+  std::optional<std::string> root;                    // folder inside the archive whose contents are extracted
+  const std::atomic<bool>* cancel = nullptr;          // stops between blocks; ErrorKind::interrupted
+  bool check_free_space = true;                       // refuse before writing when the disk lacks room
   std::function<void(const WrittenEntry&)> on_entry;  // after each entry is written
 };
 
@@ -55,8 +55,7 @@ Result<Scan> scan(const std::filesystem::path& file, Format format, const std::o
 
 // Scans, then extracts the contents of `root` (or everything) into `destination`, which must not
 // exist yet. Files are hashed as they are written. On any failure `destination` is removed.
-Result<Extracted> extract(const std::filesystem::path& file, Format format, const std::filesystem::path& destination,
-                          const ExtractOptions& options);
+Result<Extracted> extract(const std::filesystem::path& file, Format format, const std::filesystem::path& destination, const ExtractOptions& options);
 
 // The bytes of an archive as they arrive (a download in progress). read() fills up to `size`
 // bytes, waiting while more can still come; 0 means the end; an error means the bytes stopped
@@ -74,8 +73,8 @@ class Stream {
 // confirm_zip with the complete file afterwards. There is no free-space check before writing (the
 // sizes are not known yet). `label` names the archive in messages. On failure `destination` is
 // removed.
-Result<Extracted> extract_stream(Stream& stream, Format format, const std::filesystem::path& label,
-                                 const std::filesystem::path& destination, const ExtractOptions& options);
+Result<Extracted> extract_stream(Stream& stream, Format format, const std::filesystem::path& label, const std::filesystem::path& destination,
+                                 const ExtractOptions& options);
 
 // Checks a zip that extract_stream read against its central directory, which is what other tools
 // read: the same entries inside root with the same types, sizes and link targets, and the scan's

@@ -23,9 +23,9 @@
 namespace zcuda::bench {
 
 struct VariantSpec {
-  std::string label;                          // default "A" / "B"
-  std::optional<std::string> runtime;         // version, folder or "native"; none: what run uses
-  std::map<std::string, std::string> env;     // --a-env / --b-env
+  std::string label;                       // default "A" / "B"
+  std::optional<std::string> runtime;      // version, folder or "native"; none: what run uses
+  std::map<std::string, std::string> env;  // --a-env / --b-env
 };
 
 struct Options {
@@ -34,13 +34,13 @@ struct Options {
   launch::Options launch;
   bool no_stage = false;
   std::array<VariantSpec, 2> variants;
-  int runs = 2;                               // per variant
-  std::optional<Metric> metric;               // none: a run's wall time is its value
-  int warmup = 0;                             // values dropped at the start of every run
+  int runs = 2;                  // per variant
+  std::optional<Metric> metric;  // none: a run's wall time is its value
+  int warmup = 0;                // values dropped at the start of every run
   Better better = Better::lower;
   int expect_exit = 0;
   std::optional<std::chrono::milliseconds> timeout;
-  std::optional<std::string> check;           // run through the platform shell after each run
+  std::optional<std::string> check;  // run through the platform shell after each run
   BootstrapSettings bootstrap;
   bool show_output = false;                   // pass the program's output through as it runs
   const std::atomic<bool>* cancel = nullptr;  // Ctrl-C
@@ -57,8 +57,8 @@ class Observer {
 
 // Runs the whole bench and returns its record (not yet written). Errors only when nothing could
 // be run at all (program or runtime not found, staging refused); a failing run is a result.
-Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected,
-                              const platform::Environment& base, Observer& observer);
+Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected, const platform::Environment& base,
+                              Observer& observer);
 
 // What a maintainer needs to know of the machine, from detection.
 MachineInfo machine_info(const detect::Profile& detected);

@@ -25,16 +25,16 @@ struct CheckResult {
 };
 
 struct RunResult {
-  int number = 0;                      // 1..runs within its variant
+  int number = 0;  // 1..runs within its variant
   int exit_code = 0;
-  std::optional<int> signal;           // POSIX: the signal that ended it
+  std::optional<int> signal;  // POSIX: the signal that ended it
   bool timed_out = false;
-  bool cancelled = false;              // stopped by Ctrl-C
-  double seconds = 0;                  // wall time of the launch, start to exit
-  std::vector<double> values;          // every value found, warm-up included
-  std::optional<CheckResult> check;    // --check, when given and the run itself passed
-  std::string failure;                 // empty when the run passed; else why it did not
-  std::string output_tail;             // the end of its output, kept only for a failed run
+  bool cancelled = false;            // stopped by Ctrl-C
+  double seconds = 0;                // wall time of the launch, start to exit
+  std::vector<double> values;        // every value found, warm-up included
+  std::optional<CheckResult> check;  // --check, when given and the run itself passed
+  std::string failure;               // empty when the run passed; else why it did not
+  std::string output_tail;           // the end of its output, kept only for a failed run
 
   bool ok() const { return failure.empty(); }
 };
@@ -53,31 +53,31 @@ struct RuntimeInfo {
 };
 
 struct VariantRecord {
-  std::string name;                    // "A" or "B"
+  std::string name;  // "A" or "B"
   std::string label;
   RuntimeInfo runtime;
   std::map<std::string, std::string> env;  // --a-env / --b-env (a later one replaces an earlier)
   std::vector<RunResult> runs;
-  std::vector<double> values;          // the kept values: warm-up dropped from every run
-  std::optional<Summary> summary;      // of `values`; none when the variant is not ok
-  bool ok = false;                     // every run passed and values were found
+  std::vector<double> values;      // the kept values: warm-up dropped from every run
+  std::optional<Summary> summary;  // of `values`; none when the variant is not ok
+  bool ok = false;                 // every run passed and values were found
 };
 
 struct ComparisonRecord {
-  std::string measure;                 // "wall-seconds" or the --metric pattern
+  std::string measure;  // "wall-seconds" or the --metric pattern
   Better better = Better::higher;
   int warmup = 0;
   std::optional<double> b_vs_a_percent;
   std::optional<std::pair<double, double>> ci95_percent;
   Verdict verdict = Verdict::invalid;
-  std::string summary;                 // the sentence a person reads first
+  std::string summary;  // the sentence a person reads first
   std::uint64_t bootstrap_seed = 0;
   int bootstrap_resamples = 0;
 };
 
 struct GpuInfo {
   std::string name;
-  std::string vendor;                  // "amd", "nvidia", ...
+  std::string vendor;  // "amd", "nvidia", ...
   std::string gfx;
   std::string driver;
 };
@@ -85,8 +85,8 @@ struct GpuInfo {
 struct MachineInfo {
   std::string os;
   std::vector<GpuInfo> gpus;
-  std::string amd_driver;              // version, when an AMD driver is present
-  std::string hip_sdk;                 // "6.4.0 at C:\Program Files\AMD\ROCm\6.4"
+  std::string amd_driver;  // version, when an AMD driver is present
+  std::string hip_sdk;     // "6.4.0 at C:\Program Files\AMD\ROCm\6.4"
   bool nvidia_gpu = false;
 };
 
@@ -98,9 +98,9 @@ struct AppInfo {
 
 struct BenchRecord {
   int schema = kRecordSchema;
-  std::string started;                 // UTC, ISO 8601
+  std::string started;  // UTC, ISO 8601
   std::string finished;
-  bool complete = true;                // false when stopped by Ctrl-C
+  bool complete = true;  // false when stopped by Ctrl-C
   std::string zcuda_version;
   AppInfo app;
   int runs_per_variant = 0;

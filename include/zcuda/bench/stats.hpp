@@ -36,8 +36,8 @@ struct BootstrapSettings {
 };
 
 struct Comparison {
-  double b_vs_a_percent = 0;   // (median B - median A) / |median A|, in percent
-  double ci_low = 0;           // 95% percentile-bootstrap interval of that figure
+  double b_vs_a_percent = 0;  // (median B - median A) / |median A|, in percent
+  double ci_low = 0;          // 95% percentile-bootstrap interval of that figure
   double ci_high = 0;
   Verdict verdict = Verdict::invalid;
 };
@@ -53,8 +53,7 @@ using Runs = std::vector<std::vector<double>>;
 // bootstrap over runs. nullopt when either side has no values or A's median is 0.
 std::optional<Comparison> compare(const Runs& a, const Runs& b, Better better, const BootstrapSettings& settings = {});
 // Every value its own run (independent values).
-std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better,
-                                  const BootstrapSettings& settings = {});
+std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better, const BootstrapSettings& settings = {});
 
 // The one sentence a person reads first: "B is 3.0% slower than A (95% CI 1.9% to 4.1%)" or
 // "no clear difference (95% CI -0.8% to 1.1%)".

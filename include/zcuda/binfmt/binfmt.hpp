@@ -20,12 +20,12 @@ enum class Format { pe, elf };
 struct Imports {
   Format format = Format::elf;
   bool is_64bit = false;
-  std::uint16_t machine = 0;               // PE: IMAGE_FILE_MACHINE_*; ELF: e_machine
-  std::vector<std::string> needed;         // PE import table / ELF DT_NEEDED, in file order
-  std::vector<std::string> delay_needed;   // PE delay-import table (loaded on first call)
-  std::vector<std::string> runpath;        // ELF DT_RUNPATH entries, split at ':'
-  std::vector<std::string> rpath;          // ELF DT_RPATH entries, split at ':'
-  std::optional<std::string> manifest;     // PE: the embedded application manifest (RT_MANIFEST)
+  std::uint16_t machine = 0;              // PE: IMAGE_FILE_MACHINE_*; ELF: e_machine
+  std::vector<std::string> needed;        // PE import table / ELF DT_NEEDED, in file order
+  std::vector<std::string> delay_needed;  // PE delay-import table (loaded on first call)
+  std::vector<std::string> runpath;       // ELF DT_RUNPATH entries, split at ':'
+  std::vector<std::string> rpath;         // ELF DT_RPATH entries, split at ':'
+  std::optional<std::string> manifest;    // PE: the embedded application manifest (RT_MANIFEST)
 };
 
 // Random access to the bytes of a binary: a file read on demand (a LibTorch DLL can be a

@@ -31,9 +31,9 @@ struct Inputs {
 Inputs live_inputs();
 
 struct Folder {
-  std::string name;            // one of kNames
+  std::string name;  // one of kNames
   std::filesystem::path path;
-  std::string origin;          // "default", or the variable that named it
+  std::string origin;  // "default", or the variable that named it
 };
 
 // Every place each cache may be, deduplicated, in kNames order.
@@ -42,8 +42,8 @@ std::vector<Folder> locate(const Inputs& inputs);
 struct Usage {
   Folder folder;
   bool exists = false;
-  bool is_link = false;            // the folder itself is a symbolic link (never followed)
-  std::uint64_t bytes = 0;         // regular files only; links inside are not followed
+  bool is_link = false;     // the folder itself is a symbolic link (never followed)
+  std::uint64_t bytes = 0;  // regular files only; links inside are not followed
   std::uint64_t files = 0;
   std::optional<std::int64_t> newest;  // modification times, seconds since 1970 (UTC)
   std::optional<std::int64_t> oldest;

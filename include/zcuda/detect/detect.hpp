@@ -13,12 +13,12 @@ struct Options {
   // Read every file-based probe (sysfs, /proc, /dev, /opt, /usr/share, /etc) under this folder
   // instead of "/", and skip probes that load libraries. Users can send a captured tree.
   std::optional<std::filesystem::path> root;
-  bool probe_hip_runtime = true;          // --no-hip turns it off
+  bool probe_hip_runtime = true;  // --no-hip turns it off
   // Only what a launch uses: the GPUs with their gfx and HIP order, and the HIP installs. No
   // product names (amdgpu.ids, pci.ids), no CUDA probe, no findings: a launch pays for none.
   bool launch_only = false;
-  platform::Environment environment;      // the variables probes consult (HIP_PATH, ROCM_PATH, ...)
-  bool measure_caches = false;            // walk the kernel caches for large-cache (zcuda detect; live only)
+  platform::Environment environment;  // the variables probes consult (HIP_PATH, ROCM_PATH, ...)
+  bool measure_caches = false;        // walk the kernel caches for large-cache (zcuda detect; live only)
 };
 
 // Never fails for a machine that lacks things: what is missing becomes findings. Errors are

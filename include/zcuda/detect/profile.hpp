@@ -16,46 +16,46 @@ inline constexpr std::uint32_t kVendorNvidia = 0x10de;
 inline constexpr std::uint32_t kVendorIntel = 0x8086;
 
 struct Gpu {
-  std::string name;                 // marketing name when known
-  std::string name_source;          // "amdgpu.ids", "zcuda-table", "pci.ids", "hip", "dxgi", "pci-id"
+  std::string name;         // marketing name when known
+  std::string name_source;  // "amdgpu.ids", "zcuda-table", "pci.ids", "hip", "dxgi", "pci-id"
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
   std::optional<std::uint32_t> revision;
-  std::string gfx;                  // "gfx1200"; empty when unknown or not AMD
-  std::string gfx_source;           // "kfd", "hip", "zcuda-table"
+  std::string gfx;         // "gfx1200"; empty when unknown or not AMD
+  std::string gfx_source;  // "kfd", "hip", "zcuda-table"
   bool integrated = false;
-  std::string integrated_reason;    // why zcuda thinks so
+  std::string integrated_reason;  // why zcuda thinks so
   std::optional<std::uint64_t> vram_bytes;
-  std::string pci_address;          // 0000:03:00.0
-  std::string render_node;          // /dev/dri/renderD128
-  std::string driver;               // kernel driver bound (amdgpu, nvidia, i915, ...)
+  std::string pci_address;  // 0000:03:00.0
+  std::string render_node;  // /dev/dri/renderD128
+  std::string driver;       // kernel driver bound (amdgpu, nvidia, i915, ...)
   std::optional<int> kfd_node;
-  std::optional<int> hip_index;     // position in the HIP runtime's (or KFD's) enumeration
+  std::optional<int> hip_index;       // position in the HIP runtime's (or KFD's) enumeration
   std::optional<std::uint64_t> luid;  // Windows adapter LUID
-  std::vector<std::string> seen_by; // probes that saw it: pci, drm, kfd, hip, dxgi, registry
-  std::string status;               // validated | candidate | unsupported | not-amd
+  std::vector<std::string> seen_by;   // probes that saw it: pci, drm, kfd, hip, dxgi, registry
+  std::string status;                 // validated | candidate | unsupported | not-amd
   std::string status_source;
   std::string min_hip_sdk;
 };
 
 struct AmdDriver {
-  bool module_loaded = false;       // Linux: /sys/module/amdgpu exists
-  std::string version;              // Linux: /sys/module/amdgpu/version; Windows: DriverVersion
-  std::string initstate;            // Linux: "live" when usable
+  bool module_loaded = false;  // Linux: /sys/module/amdgpu exists
+  std::string version;         // Linux: /sys/module/amdgpu/version; Windows: DriverVersion
+  std::string initstate;       // Linux: "live" when usable
   bool kfd_present = false;
   std::optional<bool> kfd_accessible;  // unset when not checked (--root)
   std::string kfd_error;
-  std::string kfd_group;            // group owning /dev/kfd
+  std::string kfd_group;  // group owning /dev/kfd
   std::optional<bool> user_in_kfd_group;
-  std::string adrenalin_version;    // Windows: RadeonSoftwareVersion
-  std::string driver_desc;          // Windows: DriverDesc of the AMD adapter
+  std::string adrenalin_version;  // Windows: RadeonSoftwareVersion
+  std::string driver_desc;        // Windows: DriverDesc of the AMD adapter
 };
 
 struct HipDevice {
   int index = 0;
   std::string name;
-  std::string gcn_arch_name;        // as reported, e.g. "gfx1100:sramecc-:xnack-"
-  std::string gfx;                  // features stripped
+  std::string gcn_arch_name;  // as reported, e.g. "gfx1100:sramecc-:xnack-"
+  std::string gfx;            // features stripped
   std::uint64_t total_memory = 0;
   bool integrated = false;
   int pci_bus = -1;
@@ -64,12 +64,12 @@ struct HipDevice {
 };
 
 struct HipRuntime {
-  bool probed = false;              // false with --root or --no-hip
+  bool probed = false;  // false with --root or --no-hip
   bool loaded = false;
-  std::string library;              // the file name asked for
-  std::string path;                 // the file loaded
-  std::string file_version;         // Windows: version resource
-  std::string props_symbol;         // which hipGetDeviceProperties* was resolved (decides the layout)
+  std::string library;       // the file name asked for
+  std::string path;          // the file loaded
+  std::string file_version;  // Windows: version resource
+  std::string props_symbol;  // which hipGetDeviceProperties* was resolved (decides the layout)
   std::optional<int> runtime_version;
   std::optional<int> driver_version;
   std::optional<int> device_count;
@@ -79,13 +79,13 @@ struct HipRuntime {
 };
 
 struct HipLibrary {
-  std::string component;            // hip-runtime, rocblas, hipblaslt, rocsparse, hipfft, miopen, hipinfo
+  std::string component;  // hip-runtime, rocblas, hipblaslt, rocsparse, hipfft, miopen, hipinfo
   bool found = false;
   std::string path;
 };
 
 struct KernelSupport {
-  bool rocblas = false;             // TensileLibrary*_<gfx>.dat present
+  bool rocblas = false;  // TensileLibrary*_<gfx>.dat present
   std::vector<std::string> rocblas_files;
   bool rocblas_code_objects = false;
   bool hipblaslt = false;
@@ -94,45 +94,45 @@ struct KernelSupport {
 
 struct HipInstall {
   std::string root;
-  std::string version;              // "6.4.0", "6.4"
-  std::string version_source;       // ".info/version", "hip_version.h", "folder name"
-  std::string found_via;            // HIP_PATH, HIP_PATH_64, ROCM_PATH, ProgramFiles, /opt/rocm, system
+  std::string version;         // "6.4.0", "6.4"
+  std::string version_source;  // ".info/version", "hip_version.h", "folder name"
+  std::string found_via;       // HIP_PATH, HIP_PATH_64, ROCM_PATH, ProgramFiles, /opt/rocm, system
   std::vector<HipLibrary> libraries;
-  std::vector<std::string> rocblas_archs;    // every gfx rocBLAS has kernels for
+  std::vector<std::string> rocblas_archs;  // every gfx rocBLAS has kernels for
   std::vector<std::string> hipblaslt_archs;
   std::map<std::string, KernelSupport> kernels;  // per detected gfx
 };
 
 struct CudaPresence {
   bool nvidia_gpu = false;
-  std::vector<std::string> toolkits;           // CUDA toolkit roots
-  std::string cuda_path_env;                   // CUDA_PATH when set
-  std::vector<std::string> shadowing;          // CUDA library files on the loader's path that ZLUDA also provides
-  bool driver_stub_only = false;               // only a stub libcuda.so was found
+  std::vector<std::string> toolkits;   // CUDA toolkit roots
+  std::string cuda_path_env;           // CUDA_PATH when set
+  std::vector<std::string> shadowing;  // CUDA library files on the loader's path that ZLUDA also provides
+  bool driver_stub_only = false;       // only a stub libcuda.so was found
 };
 
 enum class Severity { error, warning, info };
 
 struct Finding {
   Severity severity = Severity::info;
-  std::string code;      // stable, kebab-case
+  std::string code;  // stable, kebab-case
   std::string message;
   std::string hint;
 };
 
 struct Profile {
-  std::string os;        // linux | windows
-  std::string root;      // "/" or the --root folder
+  std::string os;    // linux | windows
+  std::string root;  // "/" or the --root folder
   std::vector<Gpu> gpus;
   AmdDriver driver;
   HipRuntime hip_runtime;
-  std::vector<HipInstall> hip_installs;   // every install found; the first is the one used
+  std::vector<HipInstall> hip_installs;  // every install found; the first is the one used
   CudaPresence cuda;
   std::vector<Finding> findings;
-  std::vector<std::string> probe_notes;   // what a probe could not do, for -v and reports
+  std::vector<std::string> probe_notes;  // what a probe could not do, for -v and reports
 
   const HipInstall* selected_hip() const { return hip_installs.empty() ? nullptr : &hip_installs.front(); }
-  bool ready() const;    // no finding of severity error
+  bool ready() const;  // no finding of severity error
 };
 
 std::string_view to_string(Severity severity);

@@ -24,9 +24,9 @@ struct Entry {
   std::vector<std::string> samples;   // the real message texts from the sources
   std::string cause;
   std::string fix;
-  std::vector<std::string> facts;     // which machine facts matter (see kFactKeys)
+  std::vector<std::string> facts;  // which machine facts matter (see kFactKeys)
   std::string source;
-  std::vector<std::regex> compiled;   // patterns, compiled once
+  std::vector<std::regex> compiled;  // patterns, compiled once
 };
 
 struct KnowledgeBase {
@@ -43,10 +43,10 @@ Result<const KnowledgeBase*> builtin_knowledge_base();
 
 struct Match {
   const Entry* entry = nullptr;
-  std::string line;                   // the line that matched (trimmed)
-  std::size_t line_number = 0;        // 1-based
-  std::string captured;               // the pattern's first group, when it has one
-  std::optional<std::string> gfx;     // a gfx target the line names
+  std::string line;                // the line that matched (trimmed)
+  std::size_t line_number = 0;     // 1-based
+  std::string captured;            // the pattern's first group, when it has one
+  std::optional<std::string> gfx;  // a gfx target the line names
 };
 
 // Every entry that some line of `text` matches, once each, in the order of their first line.
@@ -73,8 +73,8 @@ struct Explanation {
   std::string source;
   std::string matched_line;
   std::size_t line_number = 0;
-  std::optional<std::string> gfx;        // the gfx the text is about (the message's, else the machine's)
-  std::vector<std::string> facts;        // sentences about this machine
+  std::optional<std::string> gfx;  // the gfx the text is about (the message's, else the machine's)
+  std::vector<std::string> facts;  // sentences about this machine
 };
 
 Explanation explain_match(const Match& match, const MachineFacts& machine);

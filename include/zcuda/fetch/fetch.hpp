@@ -15,14 +15,14 @@
 namespace zcuda::fetch {
 
 struct Request {
-  std::vector<std::string> urls;          // the primary URL first, then mirrors; http(s):// or file://
-  std::string sha256;                     // lowercase hex; required: nothing unverified is kept
-  std::optional<std::uint64_t> size;      // bytes, when pinned
-  std::string file_name;                  // name looked up in an offline folder (--from)
+  std::vector<std::string> urls;      // the primary URL first, then mirrors; http(s):// or file://
+  std::string sha256;                 // lowercase hex; required: nothing unverified is kept
+  std::optional<std::uint64_t> size;  // bytes, when pinned
+  std::string file_name;              // name looked up in an offline folder (--from)
 };
 
 struct Progress {
-  std::uint64_t received = 0;             // bytes so far, including a resumed partial
+  std::uint64_t received = 0;  // bytes so far, including a resumed partial
   std::optional<std::uint64_t> total;
   double bytes_per_second = 0;
   std::string url;
@@ -33,10 +33,10 @@ struct Options {
   std::optional<std::filesystem::path> offline_dir;  // --from DIR: files found by name or by digest
   int max_attempts_per_source = 5;
   std::chrono::seconds connect_timeout{30};
-  std::chrono::seconds stall_timeout{60};            // no byte for this long is a transient failure
+  std::chrono::seconds stall_timeout{60};  // no byte for this long is a transient failure
   std::chrono::milliseconds initial_backoff{1000};
   std::chrono::milliseconds max_backoff{30000};
-  std::chrono::seconds max_retry_after{120};         // a server's Retry-After is honoured up to this
+  std::chrono::seconds max_retry_after{120};  // a server's Retry-After is honoured up to this
   long max_redirects = 10;
   std::function<void(const Progress&)> on_progress;  // called from the transfer loop; may be empty
   const std::atomic<bool>* cancel = nullptr;         // set to true to stop (Ctrl-C); the partial stays
@@ -47,12 +47,12 @@ struct Options {
 };
 
 struct Fetched {
-  std::filesystem::path file;             // the verified file in the cache
-  bool from_cache = false;                // already there and re-verified; nothing transferred
-  std::string source;                     // the URL or offline file that supplied it
+  std::filesystem::path file;  // the verified file in the cache
+  bool from_cache = false;     // already there and re-verified; nothing transferred
+  std::string source;          // the URL or offline file that supplied it
   std::uint64_t bytes_transferred = 0;
-  std::uint64_t resumed_from = 0;         // bytes of an earlier partial download that were kept
-  std::uint64_t size = 0;                 // size of the verified file
+  std::uint64_t resumed_from = 0;  // bytes of an earlier partial download that were kept
+  std::uint64_t size = 0;          // size of the verified file
 };
 
 // The digest-addressed download cache under home: "<sha256>" for verified files,
@@ -64,9 +64,7 @@ class Cache {
   std::filesystem::path verified_path(const std::string& sha256) const { return folder_ / sha256; }
   std::filesystem::path partial_path(const std::string& sha256) const { return folder_ / (sha256 + ".partial"); }
   // What the server said about the partial (URL, ETag, Last-Modified), kept for If-Range.
-  std::filesystem::path partial_meta_path(const std::string& sha256) const {
-    return folder_ / (sha256 + ".partial.json");
-  }
+  std::filesystem::path partial_meta_path(const std::string& sha256) const { return folder_ / (sha256 + ".partial.json"); }
 
  private:
   std::filesystem::path folder_;

@@ -25,10 +25,8 @@ bool is_tls_verification_failure(int curl_code);
 // Pause before retry number `retry` (1 for the first retry): capped exponential backoff with
 // "equal jitter" (half fixed, half random; `unit_random` in [0, 1)) so that many clients do not
 // retry in step. A server's Retry-After, capped at `retry_after_cap`, is waited at least.
-std::chrono::milliseconds backoff_delay(int retry, std::chrono::milliseconds initial,
-                                        std::chrono::milliseconds max,
-                                        std::optional<std::chrono::seconds> retry_after,
-                                        std::chrono::seconds retry_after_cap, double unit_random);
+std::chrono::milliseconds backoff_delay(int retry, std::chrono::milliseconds initial, std::chrono::milliseconds max,
+                                        std::optional<std::chrono::seconds> retry_after, std::chrono::seconds retry_after_cap, double unit_random);
 
 // CURLOPT_SSL_OPTIONS bits for a libcurl whose TLS backend reports `ssl_version` (from
 // curl_version_info). On Windows an OpenSSL-backed libcurl needs CURLSSLOPT_NATIVE_CA to see

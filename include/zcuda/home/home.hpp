@@ -15,10 +15,10 @@ std::string_view to_string(ChosenBy chosen_by);  // "--home" | "ZCUDA_HOME" | "d
 // Every file zcuda writes lives under one home. With --home or ZCUDA_HOME all of it sits in that
 // one folder; by default it follows the OS convention (docs/architecture.md, "Home").
 struct Home {
-  std::filesystem::path root;      // installs, receipts, "current" pointers
-  std::filesystem::path cache;     // downloads, addressed by digest
-  std::filesystem::path state;     // verify results, run records, stage journals index
-  std::filesystem::path logs;      // one verbose log of every command
+  std::filesystem::path root;   // installs, receipts, "current" pointers
+  std::filesystem::path cache;  // downloads, addressed by digest
+  std::filesystem::path state;  // verify results, run records, stage journals index
+  std::filesystem::path logs;   // one verbose log of every command
   ChosenBy chosen_by = ChosenBy::os_default;
 
   std::filesystem::path installs() const { return root / "installs"; }

@@ -21,20 +21,20 @@ namespace zcuda::install {
 
 struct Selection {
   platform::Os os = platform::current_os();
-  std::string channel = "stable";      // "stable" | "latest"
-  bool with_libtorch = false;          // include the optional LibTorch artifact
-  std::vector<std::string> only;       // artifact ids or component names; empty: all that apply
+  std::string channel = "stable";  // "stable" | "latest"
+  bool with_libtorch = false;      // include the optional LibTorch artifact
+  std::vector<std::string> only;   // artifact ids or component names; empty: all that apply
 };
 
 struct PlanItem {
   manifest::Artifact artifact;
   bool selected = false;
-  std::string skip_reason;             // why not, when not selected
-  std::filesystem::path destination;   // <home>/installs/<component>/<version>
+  std::string skip_reason;            // why not, when not selected
+  std::filesystem::path destination;  // <home>/installs/<component>/<version>
 };
 
 struct Plan {
-  std::vector<PlanItem> items;         // in manifest order
+  std::vector<PlanItem> items;  // in manifest order
   platform::Os os = platform::Os::linux;
   std::string channel;
   std::string manifest_origin;
@@ -52,29 +52,29 @@ struct Outcome {
   std::string component;
   std::string version;
   State state = State::planned;
-  std::string reason;                      // skipped: why; already installed: what was checked
-  std::optional<Error> error;              // failed only
+  std::string reason;          // skipped: why; already installed: what was checked
+  std::optional<Error> error;  // failed only
   std::filesystem::path destination;
   std::string url;
   std::optional<std::uint64_t> size;
   std::string sha256;
   std::string license;
-  std::uint64_t files = 0;                 // entries installed (or found installed)
-  std::uint64_t bytes = 0;                 // their total size
-  std::vector<std::string> repaired_files; // repaired: the files that were missing or differed
+  std::uint64_t files = 0;                  // entries installed (or found installed)
+  std::uint64_t bytes = 0;                  // their total size
+  std::vector<std::string> repaired_files;  // repaired: the files that were missing or differed
   bool from_cache = false;
   std::uint64_t bytes_transferred = 0;
-  std::string source;                      // the URL or offline file the bytes came from
-  double fetch_seconds = 0;                // download and verification (or cache re-verification)
-  double extract_seconds = 0;              // extraction, hashing of installed files, checks
+  std::string source;          // the URL or offline file the bytes came from
+  double fetch_seconds = 0;    // download and verification (or cache re-verification)
+  double extract_seconds = 0;  // extraction, hashing of installed files, checks
   double total_seconds = 0;
 };
 
 struct Options {
-  bool dry_run = false;                    // plan and report; write nothing, take no lock
-  bool repair = false;                     // re-hash every installed file; fix what differs
-  bool wait_for_lock = true;               // false: ErrorKind::locked when another install runs
-  fetch::Options fetch;                    // offline folder, CA bundle, progress, cancel
+  bool dry_run = false;       // plan and report; write nothing, take no lock
+  bool repair = false;        // re-hash every installed file; fix what differs
+  bool wait_for_lock = true;  // false: ErrorKind::locked when another install runs
+  fetch::Options fetch;       // offline folder, CA bundle, progress, cancel
   const std::atomic<bool>* cancel = nullptr;
   // Messages for a person while work goes on: waiting for the lock, each artifact's license.
   std::function<void(const std::string&)> on_notice;
@@ -82,7 +82,7 @@ struct Options {
 
 struct Report {
   std::vector<Outcome> outcomes;
-  std::optional<Error> first_error;        // of the first failed artifact; decides the exit code
+  std::optional<Error> first_error;  // of the first failed artifact; decides the exit code
 };
 
 // Installs the selected items of `plan` (or, with dry_run, reports what would happen). Failing

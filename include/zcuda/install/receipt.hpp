@@ -21,13 +21,13 @@ struct Receipt {
   std::string id;
   std::string component;
   std::string version;
-  std::string sha256;                   // of the downloaded artifact
+  std::string sha256;  // of the downloaded artifact
   std::string archive;
   std::optional<std::string> root;
   std::string source;
-  std::string installed_at;             // UTC, ISO 8601
+  std::string installed_at;  // UTC, ISO 8601
   std::string zcuda_version;
-  nlohmann::json entry;                 // the manifest entry as written
+  nlohmann::json entry;  // the manifest entry as written
   std::vector<archive::WrittenEntry> files;
   bool operator==(const Receipt&) const = default;
 };

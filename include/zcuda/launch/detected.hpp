@@ -11,8 +11,8 @@
 namespace zcuda::launch {
 
 struct DetectedSettings {
-  std::optional<std::string> device;   // HIP_VISIBLE_DEVICES value selecting the discrete GPU
-  std::optional<std::string> gfx;      // the gfx of the GPU programs will use
+  std::optional<std::string> device;  // HIP_VISIBLE_DEVICES value selecting the discrete GPU
+  std::optional<std::string> gfx;     // the gfx of the GPU programs will use
   std::optional<std::filesystem::path> hip_root;
 };
 

@@ -23,12 +23,12 @@ inline constexpr int kLauncherRecordSchema = 1;
 inline constexpr const char* kEchoArgvVariable = "ZCUDA_PROBE_ECHO_ARGV";
 
 struct LauncherRecord {
-  std::string sha256;                  // of zluda.exe
+  std::string sha256;  // of zluda.exe
   LauncherJoin join = LauncherJoin::quoting;
   std::string learned_utc;
   std::string zcuda_version;
-  std::vector<std::string> sent;       // the echo target's arguments as given to zluda.exe
-  std::vector<std::string> received;   // as the echo target printed them
+  std::vector<std::string> sent;      // the echo target's arguments as given to zluda.exe
+  std::vector<std::string> received;  // as the echo target printed them
   bool operator==(const LauncherRecord&) const = default;
 };
 
@@ -52,8 +52,8 @@ Result<LauncherJoin> known_launcher_join(const std::filesystem::path& zluda_exe,
 
 // zluda.exe's whole argument list: `flags` (e.g. --zluda-trace), "--", then the program and its
 // arguments encoded for `join` (launcher_arguments).
-Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::vector<std::string>& flags,
-                                                  std::string_view program, const std::vector<std::string>& args);
+Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::vector<std::string>& flags, std::string_view program,
+                                                  const std::vector<std::string>& args);
 
 // The join of `runtime_dir`'s zluda.exe when launches go through it (Windows, and the folder has
 // one); none otherwise. The echo target is the zcuda-probe beside zcuda.

@@ -36,15 +36,13 @@ std::string join_as_launcher(LauncherJoin join, std::string_view program, const 
 // zluda.exe's arguments after "--" (the program, then its arguments) so that the target started
 // through a launcher with this join receives `program` as argv[0] and exactly `args`. Refuses
 // (before anything is launched) when this launcher cannot carry them; the hint names --direct.
-Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::string_view program,
-                                                    const std::vector<std::string>& args);
+Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::string_view program, const std::vector<std::string>& args);
 
 // The arguments learn_launcher sends to the echo target: each join delivers them differently.
 const std::vector<std::string>& echo_sample_arguments();
 
 // Which join explains what an echo target received (its argv after argv[0]) when the launcher
 // was given `program` and `sent` as they are; none when no known join does.
-std::optional<LauncherJoin> classify_echo(std::string_view program, const std::vector<std::string>& sent,
-                                          const std::vector<std::string>& received);
+std::optional<LauncherJoin> classify_echo(std::string_view program, const std::vector<std::string>& sent, const std::vector<std::string>& received);
 
 }  // namespace zcuda::launch

@@ -31,7 +31,7 @@ struct ExplainedFailure {
 };
 
 struct RunRecord {
-  std::string started_utc;    // "2026-12-02T11:54:03Z"
+  std::string started_utc;  // "2026-12-02T11:54:03Z"
   double seconds = 0;
   int exit_code = 0;
   std::optional<int> signal;

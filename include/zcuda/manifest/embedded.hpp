@@ -8,7 +8,7 @@
 namespace zcuda::embedded {
 
 struct File {
-  std::string_view name;     // the file's name without folders, e.g. "artifacts.json"
+  std::string_view name;  // the file's name without folders, e.g. "artifacts.json"
   std::string_view content;
 };
 

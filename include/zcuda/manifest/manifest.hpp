@@ -20,27 +20,27 @@ enum class ArchiveKind { zip, tar_gz, none };
 enum class TargetOs { windows, linux, any };
 
 struct Artifact {
-  std::string id;                        // unique in the manifest; what --only and --remove name
-  std::string component;                 // install folder name: "zluda", "libtorch"
-  std::string version;                   // folder name under the component: "v6-preview.69"
-  std::optional<std::string> channel;    // "stable" | "latest"; absent: part of every channel
+  std::string id;                      // unique in the manifest; what --only and --remove name
+  std::string component;               // install folder name: "zluda", "libtorch"
+  std::string version;                 // folder name under the component: "v6-preview.69"
+  std::optional<std::string> channel;  // "stable" | "latest"; absent: part of every channel
   TargetOs os = TargetOs::any;
   std::string url;
-  std::vector<std::string> mirrors;      // tried in order after url
-  std::string sha256;                    // 64 lowercase hex digits
-  std::optional<std::uint64_t> size;     // bytes, when the publisher's size is known
+  std::vector<std::string> mirrors;   // tried in order after url
+  std::string sha256;                 // 64 lowercase hex digits
+  std::optional<std::uint64_t> size;  // bytes, when the publisher's size is known
   ArchiveKind archive = ArchiveKind::zip;
-  std::optional<std::string> root;       // folder inside the archive whose contents are installed
-  bool optional = false;                 // installed only when asked for (--with-libtorch, --only)
+  std::optional<std::string> root;  // folder inside the archive whose contents are installed
+  bool optional = false;            // installed only when asked for (--with-libtorch, --only)
   std::string license;
-  std::string file_name;                 // the download's name; from the URL unless given
+  std::string file_name;                    // the download's name; from the URL unless given
   std::vector<std::string> expected_files;  // relative paths that must exist once installed
-  nlohmann::json entry;                  // the entry as written, kept in receipts
+  nlohmann::json entry;                     // the entry as written, kept in receipts
 };
 
 struct Manifest {
   std::vector<Artifact> artifacts;
-  std::string origin;                    // "embedded" or the file it came from
+  std::string origin;  // "embedded" or the file it came from
 };
 
 // Parses and validates a format-1 manifest. Errors (ErrorKind::invalid_input) name the JSON

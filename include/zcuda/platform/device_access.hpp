@@ -10,8 +10,8 @@ namespace zcuda::platform {
 struct DeviceAccess {
   bool exists = false;
   bool read_write = false;
-  std::string error;               // strerror of the failed open
-  std::string group;               // owning group name
+  std::string error;  // strerror of the failed open
+  std::string group;  // owning group name
   std::optional<bool> user_in_group;
 };
 

@@ -36,9 +36,9 @@ class FileLock {
 };
 
 struct LockWait {
-  bool wait = true;                                   // false: fail at once with ErrorKind::locked
+  bool wait = true;  // false: fail at once with ErrorKind::locked
   std::chrono::milliseconds poll{200};
-  const std::atomic<bool>* cancel = nullptr;          // stop waiting: ErrorKind::interrupted
+  const std::atomic<bool>* cancel = nullptr;  // stop waiting: ErrorKind::interrupted
   // Called once when the lock is busy, with the holder's process id when known.
   std::function<void(std::optional<long> holder)> on_wait;
 };

@@ -21,8 +21,7 @@ enum class Durability { flushed, unflushed };
 // The one atomic file writer: writes through a uniquely named temporary sibling (creating the
 // folder), flushes it to disk when `durability` asks, and renames it over `path`, so readers see
 // the old content or the new, never a torn file.
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                         Durability durability = Durability::flushed);
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, Durability durability = Durability::flushed);
 
 // Renames, retrying briefly when Windows reports the file in use (antivirus, indexers).
 Status rename_with_retry(const std::filesystem::path& from, const std::filesystem::path& to);

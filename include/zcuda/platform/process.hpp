@@ -24,13 +24,13 @@ enum class StreamMode {
 };
 
 struct ProcessSpec {
-  std::filesystem::path program;                    // a path, or a bare name searched on PATH
-  std::vector<std::string> args;                    // after the program name, passed exactly
+  std::filesystem::path program;  // a path, or a bare name searched on PATH
+  std::vector<std::string> args;  // after the program name, passed exactly
   std::optional<std::filesystem::path> working_dir;
-  std::optional<Environment> environment;           // the child's whole environment; unset = inherit
+  std::optional<Environment> environment;  // the child's whole environment; unset = inherit
   StreamMode streams = StreamMode::inherit;
-  std::optional<std::chrono::milliseconds> timeout; // past it the whole tree is killed
-  std::size_t capture_limit = 16u << 20;            // bytes kept per captured stream
+  std::optional<std::chrono::milliseconds> timeout;  // past it the whole tree is killed
+  std::size_t capture_limit = 16u << 20;             // bytes kept per captured stream
   // Captured modes: when this becomes true (Ctrl-C seen by zcuda) the whole tree is killed.
   const std::atomic<bool>* cancel = nullptr;
   // Windows: the arguments are joined with single spaces as given, unquoted, because cmd.exe's
@@ -43,14 +43,14 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  int exit_code = 0;                // the child's exit code; on POSIX 128+N when killed by signal N
-  std::optional<int> signal;        // POSIX: the terminating signal
+  int exit_code = 0;                              // the child's exit code; on POSIX 128+N when killed by signal N
+  std::optional<int> signal;                      // POSIX: the terminating signal
   std::optional<std::uint32_t> exception_status;  // Windows: an NTSTATUS crash code (0xC0000005 ...)
   bool timed_out = false;
-  bool cancelled = false;           // killed because `cancel` became true
+  bool cancelled = false;  // killed because `cancel` became true
   std::string out;
   std::string err;
-  std::string err_tail;             // ProcessSpec::stderr_tail: the last bytes of stderr
+  std::string err_tail;  // ProcessSpec::stderr_tail: the last bytes of stderr
   double seconds = 0;
 };
 

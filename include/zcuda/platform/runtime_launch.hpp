@@ -22,8 +22,7 @@ Result<std::filesystem::path> current_executable();
 class RuntimeLaunch {
  public:
   // `runtime_dir` empty: the system's libraries, environment unchanged.
-  static Result<RuntimeLaunch> prepare(const std::filesystem::path& program,
-                                       const std::optional<std::filesystem::path>& runtime_dir);
+  static Result<RuntimeLaunch> prepare(const std::filesystem::path& program, const std::optional<std::filesystem::path>& runtime_dir);
 
   RuntimeLaunch(RuntimeLaunch&& other) noexcept;
   RuntimeLaunch& operator=(RuntimeLaunch&& other) noexcept;
@@ -46,7 +45,7 @@ class RuntimeLaunch {
  private:
   RuntimeLaunch() = default;
   std::filesystem::path program_;
-  std::vector<std::string> prefix_args_;   // zluda.exe's "--", the probe
+  std::vector<std::string> prefix_args_;         // zluda.exe's "--", the probe
   std::optional<std::filesystem::path> target_;  // zluda.exe's program
   LauncherEncoder encoder_;
   Environment environment_;

@@ -23,19 +23,19 @@ struct DxgiAdapter {
   std::uint32_t revision = 0;
   std::uint64_t dedicated_video_memory = 0;
   std::uint64_t shared_system_memory = 0;
-  std::uint64_t luid = 0;  // HighPart << 32 | LowPart
-  bool software = false;   // the Basic Render Driver
-  std::string umd_version; // a.b.c.d from CheckInterfaceSupport, when available
+  std::uint64_t luid = 0;   // HighPart << 32 | LowPart
+  bool software = false;    // the Basic Render Driver
+  std::string umd_version;  // a.b.c.d from CheckInterfaceSupport, when available
 };
 Result<std::vector<DxgiAdapter>> dxgi_adapters();
 
 // One subkey of HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-...} (display adapters).
 struct DisplayDriverKey {
-  std::string subkey;                   // "0000", "0001", ...
-  std::string driver_desc;              // DriverDesc
-  std::string driver_version;           // DriverVersion, e.g. 32.0.21001.9024
-  std::string radeon_software_version;  // RadeonSoftwareVersion (Adrenalin), AMD only
-  std::string matching_device_id;       // MatchingDeviceId, e.g. pci\ven_1002&dev_7590
+  std::string subkey;                        // "0000", "0001", ...
+  std::string driver_desc;                   // DriverDesc
+  std::string driver_version;                // DriverVersion, e.g. 32.0.21001.9024
+  std::string radeon_software_version;       // RadeonSoftwareVersion (Adrenalin), AMD only
+  std::string matching_device_id;            // MatchingDeviceId, e.g. pci\ven_1002&dev_7590
   std::optional<std::uint64_t> memory_size;  // HardwareInformation.qwMemorySize
 };
 Result<std::vector<DisplayDriverKey>> display_driver_keys();

@@ -15,11 +15,11 @@ namespace zcuda::stage {
 
 // A library family ZLUDA implements.
 struct Family {
-  std::string_view id;        // "cuda", "nvml", "cublas", "cublaslt", "cusparse", "cufft", "cudnn"
-  std::string_view display;   // "CUDA driver", "cuBLAS", ...
-  std::string_view backend;   // what it forwards to: "HIP runtime", "rocBLAS", "MIOpen", ...
-  bool driver_level = false;  // loaded by name at run time by the CUDA runtime: placed next to the program
-  std::string_view stub_note; // non-empty when ZLUDA's implementation answers "not supported"
+  std::string_view id;         // "cuda", "nvml", "cublas", "cublaslt", "cusparse", "cufft", "cudnn"
+  std::string_view display;    // "CUDA driver", "cuBLAS", ...
+  std::string_view backend;    // what it forwards to: "HIP runtime", "rocBLAS", "MIOpen", ...
+  bool driver_level = false;   // loaded by name at run time by the CUDA runtime: placed next to the program
+  std::string_view stub_note;  // non-empty when ZLUDA's implementation answers "not supported"
 };
 
 // The family of a name ZLUDA serves (nvcuda.dll, cublas64_12.dll, libcuda.so.1, ...), matched
@@ -37,8 +37,8 @@ bool same_name(std::string_view a, std::string_view b, platform::Os os);
 
 // A library file the runtime folder provides.
 struct RuntimeFile {
-  std::string name;             // as found in the folder
-  std::filesystem::path path;   // the file itself (symbolic links resolved)
+  std::string name;            // as found in the folder
+  std::filesystem::path path;  // the file itself (symbolic links resolved)
   Family family;
 };
 

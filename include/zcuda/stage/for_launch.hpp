@@ -14,15 +14,15 @@
 namespace zcuda::stage {
 
 struct LaunchStaging {
-  std::optional<StageResult> result;   // none when the program loads no CUDA library
-  std::vector<std::string> notices;    // recovery, what was placed
-  std::vector<std::string> warnings;   // names the runtime serves badly (stub, no backend, absent)
+  std::optional<StageResult> result;  // none when the program loads no CUDA library
+  std::vector<std::string> notices;   // recovery, what was placed
+  std::vector<std::string> warnings;  // names the runtime serves badly (stub, no backend, absent)
 };
 
 // Stages `program`'s folder with `runtime_dir` when the program loads CUDA libraries. A folder
 // staged with another runtime is restaged; one staged already with this runtime is left as is.
-Result<LaunchStaging> stage_for_launch(const std::filesystem::path& program, const std::filesystem::path& runtime_dir,
-                                       platform::Os os, const detect::Profile& detected);
+Result<LaunchStaging> stage_for_launch(const std::filesystem::path& program, const std::filesystem::path& runtime_dir, platform::Os os,
+                                       const detect::Profile& detected);
 
 // For a launch without ZLUDA: restores the folder if zcuda staged it, so no ZLUDA library is
 // loaded. Nothing when it was not staged.

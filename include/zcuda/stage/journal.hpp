@@ -26,17 +26,17 @@ struct Step {
   // (docs/staging.md, "Recognising staged files"). Absent when the time was too recent to trust.
   std::optional<std::uint64_t> staged_size;
   std::optional<std::int64_t> staged_mtime_ns;
-  std::optional<std::filesystem::path> backup; // relative to the stage folder
+  std::optional<std::filesystem::path> backup;  // relative to the stage folder
   StepState state = StepState::planned;
 };
 
 struct Journal {
-  std::string operation = "stage";   // "stage" | "unstage": what was running
-  bool complete = false;             // the operation finished
-  std::string root;                  // the app root when written (informational)
+  std::string operation = "stage";  // "stage" | "unstage": what was running
+  bool complete = false;            // the operation finished
+  std::string root;                 // the app root when written (informational)
   std::string runtime;
   std::string zcuda_version;
-  std::string started;               // UTC, ISO 8601
+  std::string started;  // UTC, ISO 8601
   std::vector<Step> steps;
 };
 

@@ -20,7 +20,7 @@ struct PlanOptions {
   std::filesystem::path runtime_dir;  // the ZLUDA folder
   bool all = false;                   // place everything the runtime serves next to the program
   platform::Os os = platform::current_os();
-  Backends backends;                  // from probe_backends_locally() or detect
+  Backends backends;  // from probe_backends_locally() or detect
 };
 
 // One file the stage places.
@@ -28,10 +28,10 @@ struct Placement {
   std::filesystem::path relative;  // target, relative to the app root
   std::filesystem::path source;    // the runtime file
   std::string name;
-  std::string family;              // Family::id
-  std::string reason;              // why here: "driver library, next to the program", "imported by x.dll", ...
-  bool replaces = false;           // a file of that name is there now (it will be backed up)
-  bool identical = false;          // it already holds the runtime's bytes: nothing to do
+  std::string family;      // Family::id
+  std::string reason;      // why here: "driver library, next to the program", "imported by x.dll", ...
+  bool replaces = false;   // a file of that name is there now (it will be backed up)
+  bool identical = false;  // it already holds the runtime's bytes: nothing to do
 };
 
 // How one CUDA library name that the program's binaries import will be served.
@@ -46,26 +46,26 @@ std::string_view to_string(Service service);
 
 struct ImportedName {
   std::string name;
-  std::string library;                      // "cuBLAS", "CUDA runtime (cudart)", ...
+  std::string library;  // "cuBLAS", "CUDA runtime (cudart)", ...
   Service service = Service::served;
-  std::string note;                         // what the user should know
+  std::string note;                              // what the user should know
   std::vector<std::filesystem::path> importers;  // relative paths of binaries that import it
-  bool present_in_app = false;              // a file of that name exists in the app tree
+  bool present_in_app = false;                   // a file of that name exists in the app tree
 };
 
 struct Plan {
-  std::filesystem::path root;                   // the app folder (absolute)
-  std::optional<std::filesystem::path> program; // when APP was a program
+  std::filesystem::path root;                    // the app folder (absolute)
+  std::optional<std::filesystem::path> program;  // when APP was a program
   std::filesystem::path runtime_dir;
   platform::Os os = platform::Os::linux;
   Backends backends;
   std::vector<Placement> placements;
   std::vector<ImportedName> names;
-  std::vector<std::string> unreadable;          // binaries that could not be parsed, with why
+  std::vector<std::string> unreadable;  // binaries that could not be parsed, with why
   std::size_t binaries_scanned = 0;
-  bool journal_present = false;                 // the folder is staged (or a stage was interrupted)
+  bool journal_present = false;  // the folder is staged (or a stage was interrupted)
 
-  std::size_t changes() const;                  // placements that are not already identical
+  std::size_t changes() const;  // placements that are not already identical
 };
 
 // Folder of the stage state inside an app root, and the journal in it.

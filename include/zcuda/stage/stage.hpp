@@ -15,7 +15,7 @@ namespace zcuda::stage {
 
 // What the recovery of an interrupted operation did.
 struct Recovery {
-  std::string interrupted;   // "stage" (rolled back) or "unstage" (finished)
+  std::string interrupted;  // "stage" (rolled back) or "unstage" (finished)
   std::size_t steps_undone = 0;
 };
 
@@ -24,12 +24,12 @@ struct Recovery {
 Result<std::optional<Recovery>> recover(const std::filesystem::path& root);
 
 struct StageResult {
-  Plan plan;                          // the plan that was carried out
+  Plan plan;  // the plan that was carried out
   std::optional<Recovery> recovered;
-  bool restaged = false;              // an earlier stage was undone first (the runtime changed)
+  bool restaged = false;  // an earlier stage was undone first (the runtime changed)
   std::size_t placed = 0;
-  std::size_t replaced = 0;           // of `placed`, files that were there before (backed up)
-  std::size_t unchanged = 0;          // already identical
+  std::size_t replaced = 0;   // of `placed`, files that were there before (backed up)
+  std::size_t unchanged = 0;  // already identical
 };
 
 // Recovers, plans and carries the plan out. Staging twice changes nothing.
@@ -39,9 +39,9 @@ struct UnstageResult {
   std::filesystem::path root;
   std::optional<Recovery> recovered;
   bool was_staged = false;
-  std::size_t restored = 0;    // original files put back
-  std::size_t removed = 0;     // staged files removed that had no original
-  std::vector<std::filesystem::path> kept;     // changed staged files kept (with --force)
+  std::size_t restored = 0;                 // original files put back
+  std::size_t removed = 0;                  // staged files removed that had no original
+  std::vector<std::filesystem::path> kept;  // changed staged files kept (with --force)
   std::optional<std::filesystem::path> kept_dir;
 };
 

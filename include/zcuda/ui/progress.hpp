@@ -14,8 +14,7 @@ namespace zcuda::ui {
 std::optional<double> eta_seconds(std::uint64_t received, std::optional<std::uint64_t> total, double bytes_per_second);
 
 // "libtorch.zip  512.0 MiB / 2.5 GiB  20%  48.2 MiB/s  ETA 42.0 s", cut to `width` columns.
-std::string format_progress(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total,
-                            double bytes_per_second, int width);
+std::string format_progress(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total, double bytes_per_second, int width);
 
 class ProgressLine {
  public:
@@ -28,8 +27,7 @@ class ProgressLine {
 
   bool enabled() const { return enabled_; }
   // Redraws at most ten times a second unless `force`.
-  void update(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total,
-              double bytes_per_second, bool force = false);
+  void update(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total, double bytes_per_second, bool force = false);
   // Clears the line so that the next message starts on a clean one.
   void finish();
 

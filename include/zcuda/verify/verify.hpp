@@ -20,10 +20,10 @@
 namespace zcuda::verify {
 
 struct CheckSpec {
-  std::string name;     // stable: "driver.kernel"
-  bool core;            // decides the exit code and the ladder's "functional" (docs/verify.md)
-  std::string group;    // checks of one group load the same libraries and may share a probe process; "" = alone
-  bool exclusive;       // measures time or bandwidth: runs alone, never beside another probe
+  std::string name;   // stable: "driver.kernel"
+  bool core;          // decides the exit code and the ladder's "functional" (docs/verify.md)
+  std::string group;  // checks of one group load the same libraries and may share a probe process; "" = alone
+  bool exclusive;     // measures time or bandwidth: runs alone, never beside another probe
   std::string summary;
 };
 
@@ -45,41 +45,40 @@ std::vector<Unit> schedule(const std::vector<const CheckSpec*>& selected);
 
 // Which CUDA libraries are tested.
 struct Runtime {
-  std::string kind;                        // "zluda" (installed), "dir" (--runtime-dir), "native"
+  std::string kind;  // "zluda" (installed), "dir" (--runtime-dir), "native"
   std::optional<std::filesystem::path> dir;
-  std::string version;                     // the installed ZLUDA's version, when kind is "zluda"
-  std::string chosen_by;                   // why this runtime: "--runtime-dir", "installed ZLUDA", ...
+  std::string version;    // the installed ZLUDA's version, when kind is "zluda"
+  std::string chosen_by;  // why this runtime: "--runtime-dir", "installed ZLUDA", ...
   bool operator==(const Runtime&) const = default;
 };
 
 // `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
 // names its version folder) when there is one, else the system's CUDA.
-Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
-                                const home::Home& home);
+Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home);
 
 struct LibraryFile {
-  std::string role;        // "driver", "cublas", ...
-  std::string requested;   // "libcublas.so.13"
-  std::string path;        // as the loader named it
-  std::string real_path;   // links resolved
+  std::string role;       // "driver", "cublas", ...
+  std::string requested;  // "libcublas.so.13"
+  std::string path;       // as the loader named it
+  std::string real_path;  // links resolved
   std::optional<std::uint64_t> size;
-  std::string sha256;      // of real_path, computed by zcuda; empty when it could not be read
+  std::string sha256;  // of real_path, computed by zcuda; empty when it could not be read
   bool operator==(const LibraryFile&) const = default;
 };
 
 struct CheckResult {
   std::string name;
   bool core = false;
-  std::string status;      // pass, fail, unsupported, missing, error, crash, timeout
+  std::string status;  // pass, fail, unsupported, missing, error, crash, timeout
   std::string detail;
   std::string stack = "unknown";
   std::string device;
   std::vector<LibraryFile> libraries;
   nlohmann::json metrics = nlohmann::json::object();
-  nlohmann::json error;    // {"api","code","name"} or null
-  double seconds = 0;      // the probe process, start to end; the check's own time when it shared one
-  std::string exit;        // how the probe process ended (describe_exit)
-  std::string stderr_tail; // kept when the check did not pass
+  nlohmann::json error;        // {"api","code","name"} or null
+  double seconds = 0;          // the probe process, start to end; the check's own time when it shared one
+  std::string exit;            // how the probe process ended (describe_exit)
+  std::string stderr_tail;     // kept when the check did not pass
   std::string shared_process;  // the group whose process it ran in, "" when it ran alone
   bool operator==(const CheckResult&) const = default;
 };
@@ -97,8 +96,7 @@ struct UnitOutcome {
   std::vector<const CheckSpec*> rerun_together;
   std::vector<const CheckSpec*> rerun_alone;
 };
-UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const platform::ProcessResult& process,
-                           std::chrono::seconds timeout);
+UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const platform::ProcessResult& process, std::chrono::seconds timeout);
 
 // zcuda-probe's exit code when its per-check watchdog ended a hung check of a unit.
 inline constexpr int kProbeWatchdogExit = 124;
@@ -106,15 +104,15 @@ inline constexpr int kProbeWatchdogExit = 124;
 // ZLUDA's cuda_check only loads each library and creates a handle: shown, labelled load-only.
 struct CudaCheck {
   std::filesystem::path program;
-  std::string outcome;     // "exit code 0", "timed out", ...
+  std::string outcome;  // "exit code 0", "timed out", ...
   std::vector<std::string> lines;
   bool operator==(const CudaCheck&) const = default;
 };
 
 struct Options {
-  std::vector<std::string> checks;   // empty: all, in table order
+  std::vector<std::string> checks;  // empty: all, in table order
   std::chrono::seconds timeout{60};
-  int jobs = 4;                      // probes at once (exclusive checks still run alone)
+  int jobs = 4;  // probes at once (exclusive checks still run alone)
   Runtime runtime;
   std::filesystem::path probe;
   // How the runtime's zluda.exe passes arguments (launch/launcher.hpp), when probes go through it.
@@ -124,11 +122,11 @@ struct Options {
 struct Report {
   std::string started_utc;
   Runtime runtime;
-  std::string launch_method;         // "LD_LIBRARY_PATH", "zluda.exe", "copy beside DLLs", "system"
+  std::string launch_method;  // "LD_LIBRARY_PATH", "zluda.exe", "copy beside DLLs", "system"
   std::filesystem::path probe;
   std::chrono::seconds timeout{0};
   int jobs = 1;
-  bool explicit_selection = false;   // --check given: every selected check counts
+  bool explicit_selection = false;  // --check given: every selected check counts
   std::vector<CheckResult> checks;
   std::optional<CudaCheck> cuda_check;
   double seconds = 0;
@@ -136,7 +134,7 @@ struct Report {
   // evidence for the ladder's top level. verify cannot know it; whoever can sets it.
   bool application_verified = false;
 
-  std::string stack() const;         // the first check that knew it
+  std::string stack() const;  // the first check that knew it
   std::string device() const;
   // Exit code 0 when every counted check passed: the core checks, or all selected with --check.
   bool passed() const;
@@ -148,11 +146,11 @@ struct Report {
 // What the results add up to, counted over the checks that decide the exit code (the core
 // checks, or every selected one with --check), the others apart.
 struct Summary {
-  bool explicit_selection = false;        // counted: the selected checks, else the core checks
+  bool explicit_selection = false;  // counted: the selected checks, else the core checks
   int counted = 0;
   int counted_passed = 0;
-  std::map<std::string, int> statuses;    // of the counted checks
-  std::map<std::string, int> others;      // of the checks that do not count
+  std::map<std::string, int> statuses;  // of the counted checks
+  std::map<std::string, int> others;    // of the checks that do not count
   bool passed = true;
 };
 Summary summarize(const Report& report);

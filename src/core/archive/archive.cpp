@@ -46,16 +46,20 @@ using Writer = std::unique_ptr<struct archive, WriteFree>;
 std::string_view describe(Format format) { return format == Format::zip ? "zip" : "tar.gz"; }
 
 Error refused(const fs::path& file, std::string_view entry, std::string_view problem) {
-  Error e{ErrorKind::integrity, fmt::format("Refused the archive {}: entry \"{}\" {}", file.filename(), entry, problem),
-          "The archive is damaged or hostile, so nothing was extracted from it. Do not unpack it by hand; report where it came from.", {}};
+  Error e{ErrorKind::integrity,
+          fmt::format("Refused the archive {}: entry \"{}\" {}", file.filename(), entry, problem),
+          "The archive is damaged or hostile, so nothing was extracted from it. Do not unpack it by hand; report where it came from.",
+          {}};
   e.notes.push_back(fmt::format("archive: {}", file));
   return e;
 }
 
 Error damaged(const fs::path& file, struct archive* a) {
   const char* why = archive_error_string(a);
-  Error e{ErrorKind::integrity, fmt::format("Could not read the archive {}: {}", file.filename(), why ? why : "unknown error"),
-          "The file is damaged; delete it from the cache and run the command again.", {}};
+  Error e{ErrorKind::integrity,
+          fmt::format("Could not read the archive {}: {}", file.filename(), why ? why : "unknown error"),
+          "The file is damaged; delete it from the cache and run the command again.",
+          {}};
   e.notes.push_back(fmt::format("archive: {}", file));
   return e;
 }
@@ -75,9 +79,11 @@ Result<Reader> open_reader(const fs::path& file, Format format) {
     if (err == ENOENT || err == EACCES || err == EISDIR) {
       return std::unexpected(io_error("open", file, std::error_code(err, std::generic_category())));
     }
-    Error e{ErrorKind::invalid_input, fmt::format("{} is not a {} archive: {}", file.filename(), describe(format),
-                                                  archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
-            "Check the \"archive\" field of the manifest entry.", {}};
+    Error e{ErrorKind::invalid_input,
+            fmt::format("{} is not a {} archive: {}", file.filename(), describe(format),
+                        archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
+            "Check the \"archive\" field of the manifest entry.",
+            {}};
     return std::unexpected(std::move(e));
   }
   return reader;
@@ -107,8 +113,7 @@ struct ScanResult {
 
 // Checks one entry header and adds it to the set. Returns false for an entry that names the
 // extraction folder itself ("./", which tar writes for `tar -C dir .`) and is skipped.
-Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, const std::optional<std::string>& root,
-                         ScanResult& result) {
+Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, const std::optional<std::string>& root, ScanResult& result) {
   ++result.scan.entries;
   const char* raw_name = entry_name(entry);
   if (raw_name == nullptr) return std::unexpected(refused(file, fmt::format("#{}", result.scan.entries), "has no name"));
@@ -139,8 +144,11 @@ Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, cons
     record.kind = Kind::symlink;
     record.target = text;
   } else {
-    const char* what = type == AE_IFCHR ? "is a character device" : type == AE_IFBLK ? "is a block device"
-                       : type == AE_IFIFO ? "is a fifo" : type == AE_IFSOCK ? "is a socket" : "has an unknown type";
+    const char* what = type == AE_IFCHR    ? "is a character device"
+                       : type == AE_IFBLK  ? "is a block device"
+                       : type == AE_IFIFO  ? "is a fifo"
+                       : type == AE_IFSOCK ? "is a socket"
+                                           : "has an unknown type";
     return std::unexpected(refused(file, raw, what));
   }
   if (record.path.empty()) {
@@ -195,9 +203,11 @@ Status check_space(const fs::path& destination, const Scan& scan) {
   // Every file rounds up to a block; count one 4 KiB block per entry on top of the bytes.
   const std::uint64_t needed = scan.installed_bytes + scan.installed_entries * 4096u;
   if (info.available >= needed) return {};
-  Error e{ErrorKind::io, fmt::format("Not enough free space to extract into {}: {} needed, {} available", destination.parent_path(),
-                                     format_bytes(needed), format_bytes(info.available)),
-          "Free some space (or choose another folder with --home) and run the command again; nothing was written.", {}};
+  Error e{ErrorKind::io,
+          fmt::format("Not enough free space to extract into {}: {} needed, {} available", destination.parent_path(), format_bytes(needed),
+                      format_bytes(info.available)),
+          "Free some space (or choose another folder with --home) and run the command again; nothing was written.",
+          {}};
   return std::unexpected(std::move(e));
 }
 
@@ -254,8 +264,8 @@ class Extraction {
 
  private:
   // Writes one entry (its data from `reader`; links have none) and records it.
-  Status write_entry(struct archive* reader, struct archive* writer, struct archive_entry* entry, const std::string& inside,
-                     Extracted& out, std::vector<WrittenEntry>& links, std::vector<char>& zeros) {
+  Status write_entry(struct archive* reader, struct archive* writer, struct archive_entry* entry, const std::string& inside, Extracted& out,
+                     std::vector<WrittenEntry>& links, std::vector<char>& zeros) {
     WrittenEntry written;
     written.path = inside;
     const fs::path target = destination_ / zcuda::path_from_utf8(inside);
@@ -288,8 +298,8 @@ class Extraction {
 
     if (archive_write_header(writer, entry) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
     if (written.type == WrittenEntry::Type::file && !hardlink) {
-      const std::uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
-                                         ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+      const std::uint64_t declared =
+          archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0 ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
       if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
     }
     if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
@@ -312,8 +322,8 @@ class Extraction {
     return fail(ErrorKind::interrupted, "Extraction was interrupted", "Run the command again; the verified download is kept in the cache.");
   }
 
-  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared,
-                   WrittenEntry& written, std::vector<char>& zeros) {
+  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared, WrittenEntry& written,
+                   std::vector<char>& zeros) {
     digest_.reset();
     std::uint64_t hashed = 0;
     // Sparse tar entries leave holes between blocks; they read back as zeros, so hash zeros.
@@ -363,10 +373,10 @@ class Extraction {
         if (file == nullptr && !link_of.contains(at)) break;
       }
       if (file == nullptr || file->type != WrittenEntry::Type::file) {
-        return fail(ErrorKind::unsupported,
-                    fmt::format("The archive's link {} -> {} names no file; links to folders cannot be installed on Windows", link.path,
-                                link.link_target),
-                    "Install this archive on Linux, or use one made for Windows.");
+        return fail(
+            ErrorKind::unsupported,
+            fmt::format("The archive's link {} -> {} names no file; links to folders cannot be installed on Windows", link.path, link.link_target),
+            "Install this archive on Linux, or use one made for Windows.");
       }
       const fs::path source = destination_ / path_from_utf8(file->path);
       const fs::path target = destination_ / path_from_utf8(link.path);
@@ -449,8 +459,7 @@ la_ssize_t read_stream(struct archive* a, void* data, const void** block) {
 
 }  // namespace
 
-Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& label, const fs::path& destination,
-                                 const ExtractOptions& options) {
+Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& label, const fs::path& destination, const ExtractOptions& options) {
   std::error_code ec;
   if (!fs::create_directory(destination, ec)) {
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
@@ -469,8 +478,9 @@ Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& 
     }
     if (archive_read_open(reader.get(), &state, nullptr, &read_stream, nullptr) != ARCHIVE_OK) {
       if (state.error) return std::unexpected(*state.error);
-      return fail(ErrorKind::invalid_input, fmt::format("{} is not a {} archive: {}", label.filename(), describe(format),
-                                                        archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("{} is not a {} archive: {}", label.filename(), describe(format),
+                              archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
                   "Check the \"archive\" field of the manifest entry.");
     }
     Writer writer(archive_write_disk_new());

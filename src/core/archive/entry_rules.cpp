@@ -38,7 +38,8 @@ bool is_windows_device_name(std::string_view component) {
   std::string stem = ascii_lower(component.substr(0, component.find('.')));
   static const std::array<std::string_view, 4> plain = {"con", "prn", "aux", "nul"};
   if (std::find(plain.begin(), plain.end(), stem) != plain.end()) return true;
-  if (stem.size() == 4 && (stem.starts_with("com") || stem.starts_with("lpt")) && std::isdigit(static_cast<unsigned char>(stem[3])) && stem[3] != '0') return true;
+  if (stem.size() == 4 && (stem.starts_with("com") || stem.starts_with("lpt")) && std::isdigit(static_cast<unsigned char>(stem[3])) && stem[3] != '0')
+    return true;
   return false;
 }
 
@@ -142,7 +143,8 @@ std::optional<EntrySet::Refusal> EntrySet::finish(const std::optional<std::strin
       auto it = by_key_.find(ascii_lower(join(parts, n)));
       if (it == by_key_.end()) continue;
       const Record& parent = records_[it->second];
-      if (parent.kind == Kind::symlink) return Refusal{record.raw, fmt::format("lies below the link \"{}\" and would be written through it", parent.raw)};
+      if (parent.kind == Kind::symlink)
+        return Refusal{record.raw, fmt::format("lies below the link \"{}\" and would be written through it", parent.raw)};
       if (parent.kind != Kind::directory) return Refusal{record.raw, fmt::format("lies below \"{}\", which is a file", parent.raw)};
     }
     auto inside = relative_to_root(record.path, root);
@@ -156,7 +158,8 @@ std::optional<EntrySet::Refusal> EntrySet::finish(const std::optional<std::strin
     } else if (record.kind == Kind::hardlink) {
       auto it = by_key_.find(ascii_lower(record.target));
       if (it == by_key_.end()) return Refusal{record.raw, fmt::format("is a hard link to \"{}\", which is not in the archive", record.target)};
-      if (records_[it->second].kind != Kind::file) return Refusal{record.raw, fmt::format("is a hard link to \"{}\", which is not a regular file", record.target)};
+      if (records_[it->second].kind != Kind::file)
+        return Refusal{record.raw, fmt::format("is a hard link to \"{}\", which is not a regular file", record.target)};
       if (inside.has_value() != relative_to_root(record.target, root).has_value()) {
         return Refusal{record.raw, fmt::format("is a hard link to \"{}\", outside the folder being extracted", record.target)};
       }

@@ -28,10 +28,10 @@ std::string check_link_text(std::string_view target);
 std::optional<std::string> relative_to_root(const std::string& path, const std::optional<std::string>& root);
 
 struct Record {
-  std::string raw;       // as written in the archive, for messages
-  std::string path;      // normalized
+  std::string raw;   // as written in the archive, for messages
+  std::string path;  // normalized
   Kind kind = Kind::file;
-  std::string target;    // symlink: raw target; hardlink: normalized target path
+  std::string target;  // symlink: raw target; hardlink: normalized target path
 };
 
 // Every entry of an archive, checked as a set once all are known.
@@ -52,7 +52,7 @@ class EntrySet {
  private:
   std::optional<std::string> resolve_escapes(const Record& link, std::size_t boundary_depth) const;
   std::vector<Record> records_;
-  std::map<std::string, std::size_t> by_key_;   // lowercase path -> index into records_
+  std::map<std::string, std::size_t> by_key_;  // lowercase path -> index into records_
 };
 
 }  // namespace zcuda::archive::detail

@@ -39,8 +39,10 @@ class File {
 };
 
 Error damaged(const fs::path& file, const std::string& why) {
-  Error e{ErrorKind::integrity, fmt::format("Could not read the archive {}: {}", file.filename(), why),
-          "The file is damaged; delete it from the cache and run the command again.", {}};
+  Error e{ErrorKind::integrity,
+          fmt::format("Could not read the archive {}: {}", file.filename(), why),
+          "The file is damaged; delete it from the cache and run the command again.",
+          {}};
   e.notes.push_back(fmt::format("archive: {}", file));
   return e;
 }
@@ -105,9 +107,17 @@ Result<CentralDirectory> read_central_directory(const fs::path& file) {
       const auto len = static_cast<std::size_t>(le(cd, x + 2, 2));
       if (id == 0x0001) {
         std::size_t v = x + 4;
-        if (e.size == 0xffffffff && v + 8 <= x + 4 + len) { e.size = le(cd, v, 8); v += 8; }
-        if (csize == 0xffffffff && v + 8 <= x + 4 + len) { csize = le(cd, v, 8); v += 8; }
-        if (local == 0xffffffff && v + 8 <= x + 4 + len) { local = le(cd, v, 8); }
+        if (e.size == 0xffffffff && v + 8 <= x + 4 + len) {
+          e.size = le(cd, v, 8);
+          v += 8;
+        }
+        if (csize == 0xffffffff && v + 8 <= x + 4 + len) {
+          csize = le(cd, v, 8);
+          v += 8;
+        }
+        if (local == 0xffffffff && v + 8 <= x + 4 + len) {
+          local = le(cd, v, 8);
+        }
       }
       x += 4 + len;
     }

@@ -15,7 +15,7 @@ struct CentralEntry {
   std::uint64_t size = 0;  // uncompressed
   std::uint32_t crc = 0;
   bool directory = false;
-  bool symlink = false;    // made on Unix with a link mode
+  bool symlink = false;  // made on Unix with a link mode
 };
 
 // Every central directory record (zip64 included). Each is checked against the local header it

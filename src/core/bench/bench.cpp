@@ -21,9 +21,7 @@ namespace {
 
 constexpr std::size_t kTailBytes = 2000;
 
-std::string utc_now() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
+std::string utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now())); }
 
 // The end of a failed run's output, cut at a line start where one is near.
 std::string tail_of(const platform::ProcessResult& result) {
@@ -42,8 +40,8 @@ struct PreparedVariant {
   bool staging_noted = false;
 };
 
-Result<PreparedVariant> prepare_variant(const Options& options, std::size_t index, const home::Home& home,
-                                        const platform::Environment& base, Observer& observer) {
+Result<PreparedVariant> prepare_variant(const Options& options, std::size_t index, const home::Home& home, const platform::Environment& base,
+                                        Observer& observer) {
   const VariantSpec& spec = options.variants[index];
   PreparedVariant out;
   out.record.name = index == 0 ? "A" : "B";
@@ -82,7 +80,8 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
 Status stage_for(PreparedVariant& variant, const Options& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
   if (variant.runtime && !options.no_stage) {
-    auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir, options.launch.os, detected);
+    auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir,
+                                          options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());
     notices = std::move(staged->notices);
     for (auto& w : staged->warnings) notices.push_back("warning: " + w);
@@ -126,8 +125,8 @@ void measure(RunResult& run, const platform::ProcessResult& ran, const Options& 
   } else if (run.values.empty()) {
     run.failure = fmt::format("no output matched --metric '{}'", options.metric->pattern());
   } else if (static_cast<int>(run.values.size()) <= options.warmup) {
-    run.failure = fmt::format("only {} value{}, all dropped as warm-up (--warmup {})", run.values.size(), run.values.size() == 1 ? "" : "s",
-                              options.warmup);
+    run.failure =
+        fmt::format("only {} value{}, all dropped as warm-up (--warmup {})", run.values.size(), run.values.size() == 1 ? "" : "s", options.warmup);
   }
 }
 
@@ -202,8 +201,8 @@ Runs kept_by_run(const VariantRecord& v, const Options& options) {
 void summarize_variant(VariantRecord& v, const Options& options) {
   v.values.clear();
   for (const auto& run : kept_by_run(v, options)) v.values.insert(v.values.end(), run.begin(), run.end());
-  v.ok = static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) &&
-         !v.values.empty();
+  v.ok =
+      static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) && !v.values.empty();
   v.summary = v.ok ? summarize(v.values) : std::nullopt;
 }
 
@@ -252,7 +251,10 @@ MachineInfo machine_info(const detect::Profile& detected) {
   MachineInfo m;
   m.os = detected.os;
   for (const auto& g : detected.gpus) {
-    std::string vendor = g.vendor_id == 0x1002 ? "amd" : g.vendor_id == 0x10de ? "nvidia" : g.vendor_id == 0x8086 ? "intel" : fmt::format("{:04x}", g.vendor_id);
+    std::string vendor = g.vendor_id == 0x1002   ? "amd"
+                         : g.vendor_id == 0x10de ? "nvidia"
+                         : g.vendor_id == 0x8086 ? "intel"
+                                                 : fmt::format("{:04x}", g.vendor_id);
     m.gpus.push_back({g.name, std::move(vendor), g.gfx, g.driver});
   }
   m.amd_driver = detected.driver.adrenalin_version.empty() ? detected.driver.version : detected.driver.adrenalin_version;
@@ -261,8 +263,8 @@ MachineInfo machine_info(const detect::Profile& detected) {
   return m;
 }
 
-Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected,
-                              const platform::Environment& base, Observer& observer) {
+Result<BenchRecord> run_bench(const Options& options, const home::Home& home, const detect::Profile& detected, const platform::Environment& base,
+                              Observer& observer) {
   BenchRecord record;
   record.started = utc_now();
   record.zcuda_version = std::string(version());

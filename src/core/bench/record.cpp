@@ -38,10 +38,17 @@ std::optional<T> optional_from(const json& object, const char* key) {
 json run_json(const RunResult& r) {
   json check = nullptr;
   if (r.check) check = {{"exit_code", r.check->exit_code}, {"ok", r.check->ok}, {"seconds", r.check->seconds}};
-  return {{"run", r.number},         {"exit_code", r.exit_code}, {"signal", optional_json(r.signal)},
-          {"timed_out", r.timed_out}, {"cancelled", r.cancelled}, {"seconds", r.seconds},
-          {"values", r.values},       {"check", check},          {"ok", r.ok()},
-          {"failure", r.failure},     {"output_tail", r.output_tail}};
+  return {{"run", r.number},
+          {"exit_code", r.exit_code},
+          {"signal", optional_json(r.signal)},
+          {"timed_out", r.timed_out},
+          {"cancelled", r.cancelled},
+          {"seconds", r.seconds},
+          {"values", r.values},
+          {"check", check},
+          {"ok", r.ok()},
+          {"failure", r.failure},
+          {"output_tail", r.output_tail}};
 }
 
 RunResult run_from(const json& j) {
@@ -69,8 +76,11 @@ json variant_json(const VariantRecord& v) {
   return {{"name", v.name},
           {"label", v.label},
           {"runtime",
-           {{"spec", v.runtime.spec}, {"dir", v.runtime.dir}, {"version", optional_json(v.runtime.version)},
-            {"launch", v.runtime.launch}, {"libraries", libraries}}},
+           {{"spec", v.runtime.spec},
+            {"dir", v.runtime.dir},
+            {"version", optional_json(v.runtime.version)},
+            {"launch", v.runtime.launch},
+            {"libraries", libraries}}},
           {"env", v.env},
           {"runs", runs},
           {"values", v.values},
@@ -101,14 +111,10 @@ VariantRecord variant_from(const json& j) {
 json comparison_json(const ComparisonRecord& c) {
   json ci = nullptr;
   if (c.ci95_percent) ci = json::array({c.ci95_percent->first, c.ci95_percent->second});
-  return {{"measure", c.measure},
-          {"better", to_string(c.better)},
-          {"warmup", c.warmup},
-          {"b_vs_a_percent", optional_json(c.b_vs_a_percent)},
-          {"ci95_percent", ci},
-          {"verdict", to_string(c.verdict)},
-          {"summary", c.summary},
-          {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
+  return {{"measure", c.measure}, {"better", to_string(c.better)},
+          {"warmup", c.warmup},   {"b_vs_a_percent", optional_json(c.b_vs_a_percent)},
+          {"ci95_percent", ci},   {"verdict", to_string(c.verdict)},
+          {"summary", c.summary}, {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
 }
 
 ComparisonRecord comparison_from(const json& j) {
@@ -139,8 +145,8 @@ MachineInfo machine_from(const json& j) {
   MachineInfo m;
   m.os = j.at("os").get<std::string>();
   for (const auto& g : j.at("gpus")) {
-    m.gpus.push_back({g.at("name").get<std::string>(), g.at("vendor").get<std::string>(), g.at("gfx").get<std::string>(),
-                      g.at("driver").get<std::string>()});
+    m.gpus.push_back(
+        {g.at("name").get<std::string>(), g.at("vendor").get<std::string>(), g.at("gfx").get<std::string>(), g.at("driver").get<std::string>()});
   }
   m.amd_driver = j.at("amd_driver").get<std::string>();
   m.hip_sdk = j.at("hip_sdk").get<std::string>();

@@ -12,10 +12,14 @@ std::string_view to_string(Better better) { return better == Better::higher ? "h
 
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::a_better: return "a-better";
-    case Verdict::b_better: return "b-better";
-    case Verdict::no_clear_difference: return "no-clear-difference";
-    case Verdict::invalid: return "invalid";
+    case Verdict::a_better:
+      return "a-better";
+    case Verdict::b_better:
+      return "b-better";
+    case Verdict::no_clear_difference:
+      return "no-clear-difference";
+    case Verdict::invalid:
+      return "invalid";
   }
   return "invalid";
 }
@@ -98,8 +102,7 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better,
-                                  const BootstrapSettings& settings) {
+std::optional<Comparison> compare(std::span<const double> a, std::span<const double> b, Better better, const BootstrapSettings& settings) {
   Runs runs_a, runs_b;
   for (double v : a) runs_a.push_back({v});
   for (double v : b) runs_b.push_back({v});

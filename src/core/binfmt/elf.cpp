@@ -22,9 +22,7 @@ constexpr std::uint32_t PT_LOAD = 1;
 constexpr std::uint32_t PT_DYNAMIC = 2;
 constexpr std::uint64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_RPATH = 15, DT_RUNPATH = 29;
 
-std::unexpected<Error> bad(std::string what) {
-  return fail(ErrorKind::invalid_input, "Malformed ELF file: " + std::move(what));
-}
+std::unexpected<Error> bad(std::string what) { return fail(ErrorKind::invalid_input, "Malformed ELF file: " + std::move(what)); }
 
 struct Segment {
   std::uint32_t type = 0;
@@ -148,11 +146,20 @@ Result<DynamicEntries> read_dynamic(const Reader& reader, bool is64, const Segme
         if (d.needed.size() >= kMaxNeeded) return bad("too many DT_NEEDED entries");
         d.needed.push_back(*value);
         break;
-      case DT_RUNPATH: d.runpath.push_back(*value); break;
-      case DT_RPATH: d.rpath.push_back(*value); break;
-      case DT_STRTAB: d.strtab = *value; break;
-      case DT_STRSZ: d.strsz = *value; break;
-      default: break;
+      case DT_RUNPATH:
+        d.runpath.push_back(*value);
+        break;
+      case DT_RPATH:
+        d.rpath.push_back(*value);
+        break;
+      case DT_STRTAB:
+        d.strtab = *value;
+        break;
+      case DT_STRSZ:
+        d.strsz = *value;
+        break;
+      default:
+        break;
     }
   }
   if (!terminated && entries == kMaxDynamicEntries) return bad("the dynamic section has no end");

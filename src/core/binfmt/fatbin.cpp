@@ -26,11 +26,10 @@ Result<bool> elf_has_fatbin(const ByteSource& source) {
   if ((elf_class != 1 && elf_class != 2) || (data != 1 && data != 2)) return bad("ELF", "unknown class or byte order");
   const bool is64 = elf_class == 2;
   Reader reader(source, data == 1);
-  const std::optional<std::uint64_t> shoff =
-      is64 ? reader.get<std::uint64_t>(40) : [&]() -> std::optional<std::uint64_t> {
-        auto v = reader.get<std::uint32_t>(32);
-        return v ? std::optional<std::uint64_t>(*v) : std::nullopt;
-      }();
+  const std::optional<std::uint64_t> shoff = is64 ? reader.get<std::uint64_t>(40) : [&]() -> std::optional<std::uint64_t> {
+    auto v = reader.get<std::uint32_t>(32);
+    return v ? std::optional<std::uint64_t>(*v) : std::nullopt;
+  }();
   auto shentsize = reader.get<std::uint16_t>(is64 ? 58 : 46);
   auto shnum = reader.get<std::uint16_t>(is64 ? 60 : 48);
   auto shstrndx = reader.get<std::uint16_t>(is64 ? 62 : 50);
@@ -108,7 +107,8 @@ Result<bool> has_fatbin(const ByteSource& source) {
     if (value == kFatbinMagic) return true;
   }
   switch (sniff(source).value_or(Format::pe)) {
-    case Format::elf: return elf_has_fatbin(source);
+    case Format::elf:
+      return elf_has_fatbin(source);
     case Format::pe:
       if (sniff(source)) return pe_has_fatbin(source);
       break;

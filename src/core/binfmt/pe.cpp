@@ -23,9 +23,7 @@ constexpr std::uint32_t kResourceDirectory = 2;
 constexpr std::uint32_t kManifestType = 24;        // RT_MANIFEST
 constexpr std::uint32_t kMaxManifest = 64u << 10;  // real manifests are a few KiB
 
-std::unexpected<Error> bad(std::string what) {
-  return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what));
-}
+std::unexpected<Error> bad(std::string what) { return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what)); }
 
 struct Section {
   std::uint32_t virtual_address = 0;
@@ -96,8 +94,8 @@ Status read_imports(const PeImage& image, const Reader& reader, std::uint32_t rv
 
 // The table ends at a descriptor without a name or after the directory's declared size,
 // whichever comes first: GNU dlltool's delay-import libraries emit no terminating descriptor.
-Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::uint32_t size,
-                          std::uint64_t image_base, std::vector<std::string>& out) {
+Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::uint32_t size, std::uint64_t image_base,
+                          std::vector<std::string>& out) {
   constexpr std::uint64_t kSize = 32;  // IMAGE_DELAYLOAD_DESCRIPTOR
   auto where = image.locate(rva);
   if (!where) return bad("the delay-import table lies outside the file");

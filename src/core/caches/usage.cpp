@@ -77,10 +77,10 @@ Usage measure(const Folder& folder) {
 
 nlohmann::json to_json(const Usage& usage) {
   auto time = [](const std::optional<std::int64_t>& t) { return t ? nlohmann::json(*t) : nlohmann::json(nullptr); };
-  return {{"name", usage.folder.name},       {"path", zcuda::path_to_utf8(usage.folder.path)},
-          {"origin", usage.folder.origin},   {"exists", usage.exists},
-          {"is_link", usage.is_link},        {"bytes", usage.bytes},
-          {"files", usage.files},            {"newest", time(usage.newest)},
+  return {{"name", usage.folder.name},     {"path", zcuda::path_to_utf8(usage.folder.path)},
+          {"origin", usage.folder.origin}, {"exists", usage.exists},
+          {"is_link", usage.is_link},      {"bytes", usage.bytes},
+          {"files", usage.files},          {"newest", time(usage.newest)},
           {"oldest", time(usage.oldest)}};
 }
 

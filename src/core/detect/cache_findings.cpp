@@ -12,9 +12,10 @@ void add_cache_findings(Profile& profile, const std::vector<caches::Usage>& usag
   for (const auto& u : usages) {
     if (u.bytes <= threshold) continue;
     std::string why = u.folder.name == "zluda" ? " Each ZLUDA update starts a new cache, and the old entries stay." : "";
-    profile.findings.push_back({Severity::info, "large-cache",
-                                fmt::format("The {} cache {} holds {} in {} files", u.folder.name, u.folder.path, zcuda::format_bytes(u.bytes), u.files),
-                                fmt::format("Free the space with 'zcuda cache clear {} --yes'; the next run compiles its kernels again.{}", u.folder.name, why)});
+    profile.findings.push_back(
+        {Severity::info, "large-cache",
+         fmt::format("The {} cache {} holds {} in {} files", u.folder.name, u.folder.path, zcuda::format_bytes(u.bytes), u.files),
+         fmt::format("Free the space with 'zcuda cache clear {} --yes'; the next run compiles its kernels again.{}", u.folder.name, why)});
   }
 }
 

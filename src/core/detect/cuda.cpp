@@ -18,8 +18,8 @@ namespace {
 // Library names ZLUDA provides (Linux sonames and Windows DLL names, prefixes).
 bool zluda_provides(const std::string& name) {
   static const char* prefixes[] = {"libcuda.so.1", "libnvidia-ml.so.1", "libcublas.so.", "libcublasLt.so.", "libcusparse.so.",
-                                   "libcufft.so.", "libcudnn.so.", "nvcuda.dll", "nvml.dll", "cublas64_", "cublasLt64_",
-                                   "cusparse64_", "cufft64_", "cudnn64_"};
+                                   "libcufft.so.", "libcudnn.so.",      "nvcuda.dll",    "nvml.dll",        "cublas64_",
+                                   "cublasLt64_",  "cusparse64_",       "cufft64_",      "cudnn64_"};
   return std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.starts_with(p); });
 }
 

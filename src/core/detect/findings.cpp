@@ -35,7 +35,7 @@ bool found(const HipInstall& install, std::string_view component) {
 
 std::string hip_sdk_hint(const Profile& p) {
   return targets_windows(p) ? "Install AMD's HIP SDK 6.4 for Windows (the installer sets HIP_PATH), then run zcuda detect again."
-                   : "Install ROCm 6.4 (AMD's amdgpu-install, or your distribution's ROCm packages), or set ROCM_PATH to its folder.";
+                            : "Install ROCm 6.4 (AMD's amdgpu-install, or your distribution's ROCm packages), or set ROCM_PATH to its folder.";
 }
 
 void findings_for_driver(Profile& p, const std::vector<const Gpu*>& amd) {
@@ -50,7 +50,9 @@ void findings_for_driver(Profile& p, const std::vector<const Gpu*>& amd) {
     add(p, Severity::error, "amdgpu-not-loaded",
         p.driver.module_loaded ? fmt::format("The amdgpu kernel driver is loaded but not live (initstate: {})", p.driver.initstate)
                                : "The amdgpu kernel driver is not loaded",
-        fmt::format("Load it with 'sudo modprobe amdgpu' and check 'sudo dmesg | grep -i amdgpu' for why it failed. {} AMD GPU(s) are on the PCI bus.", amd.size()));
+        fmt::format(
+            "Load it with 'sudo modprobe amdgpu' and check 'sudo dmesg | grep -i amdgpu' for why it failed. {} AMD GPU(s) are on the PCI bus.",
+            amd.size()));
     return;
   }
   if (!p.driver.kfd_present) {
@@ -80,15 +82,19 @@ void findings_for_gpu_order(Profile& p, const std::vector<const Gpu*>& amd) {
   if (discrete == ordered.end()) return;
   int index = *(*discrete)->hip_index;
   add(p, Severity::warning, "igpu-enumerated-first",
-      fmt::format("The integrated GPU ({}) is enumerated before the discrete {}; ZLUDA would use the integrated one", ordered.front()->name, (*discrete)->name),
-      targets_windows(p) ? fmt::format("Set HIP_VISIBLE_DEVICES={} (zcuda run does this for you), or disable the integrated GPU in Device Manager.", index)
-                : fmt::format("Set HIP_VISIBLE_DEVICES={} or ROCR_VISIBLE_DEVICES={} (zcuda run does this for you).", index, index));
+      fmt::format("The integrated GPU ({}) is enumerated before the discrete {}; ZLUDA would use the integrated one", ordered.front()->name,
+                  (*discrete)->name),
+      targets_windows(p)
+          ? fmt::format("Set HIP_VISIBLE_DEVICES={} (zcuda run does this for you), or disable the integrated GPU in Device Manager.", index)
+          : fmt::format("Set HIP_VISIBLE_DEVICES={} or ROCR_VISIBLE_DEVICES={} (zcuda run does this for you).", index, index));
 }
 
 void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const platform::Environment& env) {
   const HipInstall* hip = p.selected_hip();
   if (hip == nullptr) {
-    add(p, Severity::error, "no-hip-sdk", targets_windows(p) ? "No HIP SDK was found (HIP_PATH is not set and nothing is under Program Files\\AMD\\ROCm)" : "No ROCm installation was found",
+    add(p, Severity::error, "no-hip-sdk",
+        targets_windows(p) ? "No HIP SDK was found (HIP_PATH is not set and nothing is under Program Files\\AMD\\ROCm)"
+                           : "No ROCm installation was found",
         hip_sdk_hint(p));
     return;
   }
@@ -103,11 +109,13 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     bool has_discrete = std::any_of(amd.begin(), amd.end(), [](auto* g) { return !g->integrated; });
     Severity gap = only_integrated && has_discrete ? Severity::warning : Severity::error;
     if (!support.min_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.min_hip_sdk) < 0) {
-      add(p, gap, "hip-sdk-too-old", fmt::format("{} {} is older than {} needs ({} or newer)", targets_windows(p) ? "HIP SDK" : "ROCm", hip->version, gfx, support.min_hip_sdk),
+      add(p, gap, "hip-sdk-too-old",
+          fmt::format("{} {} is older than {} needs ({} or newer)", targets_windows(p) ? "HIP SDK" : "ROCm", hip->version, gfx, support.min_hip_sdk),
           fmt::format("Install HIP SDK {} or newer.", support.min_hip_sdk));
     }
     if (!support.max_hip_sdk.empty() && !hip->version.empty() && compare_versions(hip->version, support.max_hip_sdk + ".999") > 0) {
-      add(p, Severity::warning, "hip-sdk-drops-arch", fmt::format("HIP SDK {} may no longer support {} (last known: {})", hip->version, gfx, support.max_hip_sdk),
+      add(p, Severity::warning, "hip-sdk-drops-arch",
+          fmt::format("HIP SDK {} may no longer support {} (last known: {})", hip->version, gfx, support.max_hip_sdk),
           fmt::format("If rocBLAS fails, install HIP SDK {}.", support.max_hip_sdk));
     }
     auto k = hip->kernels.find(gfx);
@@ -120,7 +128,8 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     }
     if (found(*hip, "hipblaslt") && k != hip->kernels.end() && !k->second.hipblaslt) {
       add(p, Severity::warning, "hipblaslt-kernels-missing", fmt::format("hipBLASLt has no kernels for {}; cuBLASLt calls will fail", gfx),
-          "Programs that use cuBLASLt (PyTorch matmuls among them) need hipBLASLt kernels for this GPU: use a HIP SDK that ships them (6.4.2 or newer for gfx1101 and up).");
+          "Programs that use cuBLASLt (PyTorch matmuls among them) need hipBLASLt kernels for this GPU: use a HIP SDK that ships them (6.4.2 or "
+          "newer for gfx1101 and up).");
     }
   }
   if (!found(*hip, "rocblas")) {
@@ -135,8 +144,9 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
   }
   if (!found(*hip, "miopen")) {
     add(p, Severity::warning, "no-miopen", "MIOpen is not installed, so programs that use cuDNN will fail",
-        targets_windows(p) ? "AMD's HIP SDK for Windows ships no MIOpen; cuDNN-based programs (PyTorch convolutions with cuDNN enabled) need a TheRock build with MIOpen, or cuDNN disabled."
-                  : "Install the MIOpen package of your ROCm (miopen-hip), or disable cuDNN in the program.");
+        targets_windows(p) ? "AMD's HIP SDK for Windows ships no MIOpen; cuDNN-based programs (PyTorch convolutions with cuDNN enabled) need a "
+                             "TheRock build with MIOpen, or cuDNN disabled."
+                           : "Install the MIOpen package of your ROCm (miopen-hip), or disable cuDNN in the program.");
   }
   // On Windows the runtime comes from the driver, the libraries from the SDK: their majors must agree.
   if (p.hip_runtime.loaded && p.hip_runtime.runtime_version && !hip->version.empty()) {
@@ -145,7 +155,8 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
     if (runtime_major > 0 && sdk_major > runtime_major) {
       add(p, Severity::error, "driver-too-old-for-hip",
           fmt::format("The driver's HIP runtime is version {} but the HIP SDK is {}", runtime_major, hip->version),
-          targets_windows(p) ? "Update the AMD Adrenalin driver: HIP SDK 7 libraries need amdhip64_7.dll from a current driver." : "Update the amdgpu driver and ROCm runtime together.");
+          targets_windows(p) ? "Update the AMD Adrenalin driver: HIP SDK 7 libraries need amdhip64_7.dll from a current driver."
+                             : "Update the amdgpu driver and ROCm runtime together.");
     }
   }
   if (targets_windows(p) && p.hip_runtime.loaded && p.hip_runtime.library.find("amdhip64_6") != std::string::npos && !hip->version.empty() &&
@@ -154,14 +165,15 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
         "Update the AMD Adrenalin driver so that it installs amdhip64_7.dll.");
   }
   if (p.hip_installs.size() > 1) {
-    add(p, Severity::info, "several-hip-installs", fmt::format("{} HIP SDK / ROCm installs were found; zcuda uses {} ({})", p.hip_installs.size(), hip->root, hip->found_via),
+    add(p, Severity::info, "several-hip-installs",
+        fmt::format("{} HIP SDK / ROCm installs were found; zcuda uses {} ({})", p.hip_installs.size(), hip->root, hip->found_via),
         targets_windows(p) ? "Set HIP_PATH to choose another." : "Set ROCM_PATH to choose another.");
   }
   const bool hip_path_set = platform::variable_key(env, "HIP_PATH", platform::Os::windows).has_value();
   if (targets_windows(p) && hip->found_via.ends_with(" environment)") && !hip_path_set) {
     add(p, Severity::warning, "hip-path-not-in-this-terminal",
-        fmt::format("The HIP SDK at {} is registered for new programs ({}), but this terminal was opened before and has no HIP_PATH",
-                    hip->root, hip->found_via),
+        fmt::format("The HIP SDK at {} is registered for new programs ({}), but this terminal was opened before and has no HIP_PATH", hip->root,
+                    hip->found_via),
         "Open a new terminal: programs started from this one will not find the HIP SDK's libraries. (zcuda run sets HIP_PATH "
         "for the program it starts.)");
   }
@@ -209,7 +221,8 @@ void derive_findings(const platform::Environment& env, Profile& p) {
             "Detection could not read the KFD topology or ask the HIP runtime; install ROCm (Linux) or the Adrenalin driver (Windows).");
       } else if (g->status == "unsupported") {
         ArchSupport s = arch_support(g->gfx);
-        add(p, Severity::warning, "gpu-unsupported", fmt::format("{} ({}) is not in AMD's HIP SDK support set{}", g->name, g->gfx, s.note.empty() ? "" : ": " + s.note),
+        add(p, Severity::warning, "gpu-unsupported",
+            fmt::format("{} ({}) is not in AMD's HIP SDK support set{}", g->name, g->gfx, s.note.empty() ? "" : ": " + s.note),
             "ZLUDA may still work if rocBLAS has kernels for it, but expect failures; see docs/compatibility.md.");
       } else if (g->status == "candidate") {
         add(p, Severity::info, "gpu-candidate", fmt::format("{} ({}) is supported by the HIP SDK but not yet validated with zcuda", g->name, g->gfx),
@@ -217,8 +230,10 @@ void derive_findings(const platform::Environment& env, Profile& p) {
       }
     }
     if (p.hip_runtime.loaded && p.hip_runtime.device_count && *p.hip_runtime.device_count == 0) {
-      add(p, Severity::warning, "hip-no-devices", fmt::format("The HIP runtime ({}) sees no GPU although the system lists {} AMD GPU(s)", p.hip_runtime.path, amd.size()),
-          targets_windows(p) ? "Update the Adrenalin driver; its HIP runtime may not support this GPU." : "Check /dev/kfd access and that ROCm supports this GPU.");
+      add(p, Severity::warning, "hip-no-devices",
+          fmt::format("The HIP runtime ({}) sees no GPU although the system lists {} AMD GPU(s)", p.hip_runtime.path, amd.size()),
+          targets_windows(p) ? "Update the Adrenalin driver; its HIP runtime may not support this GPU."
+                             : "Check /dev/kfd access and that ROCm supports this GPU.");
     }
     for (const auto& d : p.hip_runtime.devices) {
       auto os = std::find_if(amd.begin(), amd.end(), [&](auto* g) { return g->hip_index && *g->hip_index == d.index; });
@@ -242,8 +257,9 @@ void derive_findings(const platform::Environment& env, Profile& p) {
       what += fmt::format("{} CUDA libraries are on the loader's search path (e.g. {})", p.cuda.shadowing.size(), p.cuda.shadowing.front());
     }
     add(p, Severity::warning, "cuda-may-shadow-zluda", what + "; a program may load NVIDIA's libraries instead of ZLUDA's",
-        targets_windows(p) ? "Use zcuda run, which puts ZLUDA first; or remove the CUDA toolkit's bin folder from PATH and unset CUDA_PATH."
-                  : "Use zcuda run, which puts ZLUDA first on LD_LIBRARY_PATH; programs with an RPATH to CUDA's folder still need staging (zcuda stage).");
+        targets_windows(p)
+            ? "Use zcuda run, which puts ZLUDA first; or remove the CUDA toolkit's bin folder from PATH and unset CUDA_PATH."
+            : "Use zcuda run, which puts ZLUDA first on LD_LIBRARY_PATH; programs with an RPATH to CUDA's folder still need staging (zcuda stage).");
   }
   if (p.cuda.driver_stub_only && !p.cuda.nvidia_gpu) {
     add(p, Severity::info, "cuda-driver-stub-only", "A CUDA toolkit is installed with only its stub libcuda.so (no NVIDIA driver)",

@@ -56,13 +56,8 @@ const std::vector<LibrarySpec>& library_specs(bool windows) {
       {"hipinfo", {"hipInfo.exe"}},
   };
   static const std::vector<LibrarySpec> linux = {
-      {"hip-runtime", {"libamdhip64.so*"}},
-      {"rocblas", {"librocblas.so*"}},
-      {"hipblaslt", {"libhipblaslt.so*"}},
-      {"rocsparse", {"librocsparse.so*"}},
-      {"hipfft", {"libhipfft.so*"}},
-      {"miopen", {"libMIOpen.so*"}},
-      {"hipinfo", {"hipInfo", "hipinfo"}},
+      {"hip-runtime", {"libamdhip64.so*"}}, {"rocblas", {"librocblas.so*"}}, {"hipblaslt", {"libhipblaslt.so*"}}, {"rocsparse", {"librocsparse.so*"}},
+      {"hipfft", {"libhipfft.so*"}},        {"miopen", {"libMIOpen.so*"}},   {"hipinfo", {"hipInfo", "hipinfo"}},
   };
   return windows ? win : linux;
 }
@@ -74,7 +69,8 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   }
   if (auto header = view.read(root / "include/hip/hip_version.h")) {
     std::smatch m[3];
-    static const std::regex major("#define HIP_VERSION_MAJOR (\\d+)"), minor("#define HIP_VERSION_MINOR (\\d+)"), patch("#define HIP_VERSION_PATCH (\\d+)");
+    static const std::regex major("#define HIP_VERSION_MAJOR (\\d+)"), minor("#define HIP_VERSION_MINOR (\\d+)"),
+        patch("#define HIP_VERSION_PATCH (\\d+)");
     if (std::regex_search(*header, m[0], major) && std::regex_search(*header, m[1], minor)) {
       source = "include/hip/hip_version.h";
       std::string v = m[0][1].str() + "." + m[1][1].str();
@@ -121,8 +117,7 @@ std::vector<std::pair<std::string, std::string>> hip_path_variables(const std::m
   return plain;
 }
 
-std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
-                                  bool windows) {
+std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, bool windows) {
   std::vector<Candidate> found;
   auto add = [&](const fs::path& root, const std::string& via) {
     if (!root.empty()) found.push_back({root, via});
@@ -195,8 +190,7 @@ std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, 
 
 }  // namespace
 
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
-                        Profile& profile) {
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile) {
   std::set<std::string> seen;
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen_folders;
   std::vector<std::string> gfxs;

@@ -137,9 +137,8 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
   // Reconcile with what the OS reported: match by PCI location, else by enumeration order.
   for (const auto& device : hip.devices) {
     std::string address = fmt::format("{:04x}:{:02x}:{:02x}.0", std::max(device.pci_domain, 0), device.pci_bus, device.pci_device);
-    auto it = std::find_if(profile.gpus.begin(), profile.gpus.end(), [&](const Gpu& g) {
-      return g.vendor_id == kVendorAmd && g.pci_address.substr(0, 10) == address.substr(0, 10);
-    });
+    auto it = std::find_if(profile.gpus.begin(), profile.gpus.end(),
+                           [&](const Gpu& g) { return g.vendor_id == kVendorAmd && g.pci_address.substr(0, 10) == address.substr(0, 10); });
     if (it == profile.gpus.end()) {
       it = std::find_if(profile.gpus.begin(), profile.gpus.end(), [&](const Gpu& g) { return g.hip_index && *g.hip_index == device.index; });
     }

@@ -32,9 +32,7 @@ std::optional<std::uint32_t> read_hex(const SystemView& view, const fs::path& pa
   return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
 }
 
-bool seen(const Gpu& gpu, const char* probe) {
-  return std::find(gpu.seen_by.begin(), gpu.seen_by.end(), probe) != gpu.seen_by.end();
-}
+bool seen(const Gpu& gpu, const char* probe) { return std::find(gpu.seen_by.begin(), gpu.seen_by.end(), probe) != gpu.seen_by.end(); }
 
 void add_seen(Gpu& gpu, const char* probe) {
   if (!seen(gpu, probe)) gpu.seen_by.push_back(probe);
@@ -110,8 +108,7 @@ void probe_pci(const SystemView& view, Profile& profile) {
 
 // A DRM card's PCI function: PCI_SLOT_NAME in its uevent, else the name its `device` link points
 // at ("../../../0000:03:00.0"), which sysfs always has even where the uevent is trimmed.
-std::optional<std::string> drm_card_address(const SystemView& view, const fs::path& device,
-                                            const std::map<std::string, std::string>& uevent) {
+std::optional<std::string> drm_card_address(const SystemView& view, const fs::path& device, const std::map<std::string, std::string>& uevent) {
   if (auto it = uevent.find("PCI_SLOT_NAME"); it != uevent.end()) {
     if (auto address = parse_pci_address(it->second)) return address;
   }
@@ -194,8 +191,8 @@ void probe_kfd(const SystemView& view, Profile& profile) {
     // location_id is bus << 8 | device << 3 | function; 0 with domain 0 means KFD was not told.
     const std::uint64_t location = value("location_id");
     if (location != 0 || value("domain") != 0) {
-      s.address = parse_pci_address(fmt::format("{:04x}:{:02x}:{:02x}.{:x}", value("domain"), (location >> 8) & 0xff,
-                                                (location >> 3) & 0x1f, location & 7));
+      s.address =
+          parse_pci_address(fmt::format("{:04x}:{:02x}:{:02x}.{:x}", value("domain"), (location >> 8) & 0xff, (location >> 3) & 0x1f, location & 7));
     }
     s.vendor_id = static_cast<std::uint32_t>(value("vendor_id"));
     s.device_id = static_cast<std::uint32_t>(value("device_id"));

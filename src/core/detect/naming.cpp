@@ -40,10 +40,14 @@ std::optional<std::string> pci_ids_name(const std::string& text, std::uint32_t v
 
 const char* vendor_label(std::uint32_t vendor) {
   switch (vendor) {
-    case kVendorAmd: return "AMD";
-    case kVendorNvidia: return "NVIDIA";
-    case kVendorIntel: return "Intel";
-    default: return "Unknown vendor";
+    case kVendorAmd:
+      return "AMD";
+    case kVendorNvidia:
+      return "NVIDIA";
+    case kVendorIntel:
+      return "Intel";
+    default:
+      return "Unknown vendor";
   }
 }
 

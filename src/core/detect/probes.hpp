@@ -35,8 +35,7 @@ void name_gpus(const SystemView& view, Profile& profile, bool with_names = true)
 using RegisteredEnvironment = std::map<std::string, platform::windows::RegisteredVariable>;
 
 // HIP SDK / ROCm installs, their math libraries and per-gfx kernel files.
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered,
-                        Profile& profile);
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile);
 // The HIP runtime library, loaded and asked for its devices; reconciled with profile.gpus.
 void probe_hip_runtime(const platform::Environment& env, Profile& profile);
 // NVIDIA GPUs, CUDA toolkits, CUDA libraries that could shadow ZLUDA's.

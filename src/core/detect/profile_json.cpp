@@ -20,9 +20,12 @@ nlohmann::json text_or_null(const std::string& s) { return s.empty() ? nlohmann:
 
 std::string_view to_string(Severity severity) {
   switch (severity) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::info: return "info";
+    case Severity::error:
+      return "error";
+    case Severity::warning:
+      return "warning";
+    case Severity::info:
+      return "info";
   }
   return "info";
 }
@@ -69,9 +72,15 @@ void to_json(nlohmann::json& out, const Profile& p) {
   const auto& r = p.hip_runtime;
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& dev : r.devices) {
-    devices.push_back({{"index", dev.index}, {"name", dev.name}, {"gcn_arch_name", dev.gcn_arch_name}, {"gfx", dev.gfx},
-                       {"total_memory", dev.total_memory}, {"integrated", dev.integrated},
-                       {"pci_bus", dev.pci_bus}, {"pci_device", dev.pci_device}, {"pci_domain", dev.pci_domain}});
+    devices.push_back({{"index", dev.index},
+                       {"name", dev.name},
+                       {"gcn_arch_name", dev.gcn_arch_name},
+                       {"gfx", dev.gfx},
+                       {"total_memory", dev.total_memory},
+                       {"integrated", dev.integrated},
+                       {"pci_bus", dev.pci_bus},
+                       {"pci_device", dev.pci_device},
+                       {"pci_domain", dev.pci_domain}});
   }
   nlohmann::json runtime = {{"probed", r.probed},
                             {"loaded", r.loaded},
@@ -90,8 +99,11 @@ void to_json(nlohmann::json& out, const Profile& p) {
     for (const auto& l : h.libraries) libraries.push_back({{"component", l.component}, {"found", l.found}, {"path", text_or_null(l.path)}});
     nlohmann::json kernels = nlohmann::json::object();
     for (const auto& [gfx, k] : h.kernels) {
-      kernels[gfx] = {{"rocblas", k.rocblas}, {"rocblas_files", k.rocblas_files}, {"rocblas_code_objects", k.rocblas_code_objects},
-                      {"hipblaslt", k.hipblaslt}, {"hipblaslt_files", k.hipblaslt_files}};
+      kernels[gfx] = {{"rocblas", k.rocblas},
+                      {"rocblas_files", k.rocblas_files},
+                      {"rocblas_code_objects", k.rocblas_code_objects},
+                      {"hipblaslt", k.hipblaslt},
+                      {"hipblaslt_files", k.hipblaslt_files}};
     }
     return nlohmann::json{{"root", h.root},
                           {"version", text_or_null(h.version)},

@@ -22,9 +22,7 @@ fs::path SystemView::host_path(const fs::path& path) const {
   return *root_ / path.relative_path();
 }
 
-Result<std::string> SystemView::read(const fs::path& path, std::size_t max_bytes) const {
-  return platform::read_file(host_path(path), max_bytes);
-}
+Result<std::string> SystemView::read(const fs::path& path, std::size_t max_bytes) const { return platform::read_file(host_path(path), max_bytes); }
 
 std::optional<std::string> SystemView::read_line(const fs::path& path) const {
   auto text = read(path, 64u << 10);

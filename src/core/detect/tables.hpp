@@ -10,16 +10,16 @@
 namespace zcuda::detect {
 
 struct KnownDevice {
-  std::string name;   // marketing name (exact revision) or family name; may be empty
-  std::string chip;   // "Navi 44"
+  std::string name;  // marketing name (exact revision) or family name; may be empty
+  std::string chip;  // "Navi 44"
   std::string gfx;
-  bool exact = false; // the revision matched
+  bool exact = false;  // the revision matched
 };
 std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optional<std::uint32_t> revision);
 
 struct ArchSupport {
   std::string gfx;
-  std::string status;       // validated | candidate
+  std::string status;  // validated | candidate
   std::string min_hip_sdk;
   std::string max_hip_sdk;  // empty: no known upper bound
   std::string source;

@@ -26,7 +26,8 @@ Result<std::vector<std::string>> list_field(const json& e, const char* name, con
   if (!e.contains(name) || !e.at(name).is_array()) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" must be a list", where, name));
   std::vector<std::string> out;
   for (const auto& v : e.at(name)) {
-    if (!v.is_string() || v.get<std::string>().empty()) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" holds a non-string or empty item", where, name));
+    if (!v.is_string() || v.get<std::string>().empty())
+      return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" holds a non-string or empty item", where, name));
     out.push_back(v.get<std::string>());
   }
   if (out.empty() && !may_be_empty) return fail(ErrorKind::invalid_input, fmt::format("{}: \"{}\" is empty", where, name));
@@ -45,9 +46,8 @@ bool is_kebab(const std::string& id) {
 }  // namespace
 
 const std::vector<std::string_view>& fact_keys() {
-  static const std::vector<std::string_view> keys = {"gpus",      "message_gpu", "driver",      "hip_sdk",       "miopen",
-                                                     "rocblas_kernels", "hipblaslt_kernels", "cuda_shadowing", "user_folder",
-                                                     "quarantine"};
+  static const std::vector<std::string_view> keys = {
+      "gpus", "message_gpu", "driver", "hip_sdk", "miopen", "rocblas_kernels", "hipblaslt_kernels", "cuda_shadowing", "user_folder", "quarantine"};
   return keys;
 }
 

@@ -76,7 +76,8 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
     const auto amd = amd_gpus(p);
     auto it = std::find_if(amd.begin(), amd.end(), [&](auto* g) { return g->gfx == *match.gfx; });
     if (it == amd.end()) {
-      return {amd.empty() ? std::string{} : fmt::format("{} is not one of this machine's GPUs: the message may come from another machine.", *match.gfx)};
+      return {amd.empty() ? std::string{}
+                          : fmt::format("{} is not one of this machine's GPUs: the message may come from another machine.", *match.gfx)};
     }
     if ((*it)->integrated) {
       auto discrete = std::find_if(amd.begin(), amd.end(), [](auto* g) { return !g->integrated; });
@@ -97,13 +98,15 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
     }
     if (p.os == "linux") {
       if (!d.module_loaded) return {"AMD driver: the amdgpu kernel module is not loaded."};
-      return {fmt::format("AMD driver: amdgpu{}{}.", d.version.empty() ? "" : " " + d.version, d.kfd_present ? ", /dev/kfd present" : ", no /dev/kfd")};
+      return {
+          fmt::format("AMD driver: amdgpu{}{}.", d.version.empty() ? "" : " " + d.version, d.kfd_present ? ", /dev/kfd present" : ", no /dev/kfd")};
     }
     return {"AMD driver: zcuda found none."};
   }
   if (key == "hip_sdk") {
     if (hip == nullptr) return {"No HIP SDK or ROCm was found on this machine."};
-    return {fmt::format("HIP SDK / ROCm {} at {} (found via {}).", hip->version.empty() ? "(version unknown)" : hip->version, hip->root, hip->found_via)};
+    return {
+        fmt::format("HIP SDK / ROCm {} at {} (found via {}).", hip->version.empty() ? "(version unknown)" : hip->version, hip->root, hip->found_via)};
   }
   if (key == "miopen") {
     if (hip == nullptr) return {};
@@ -132,9 +135,7 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
 
 }  // namespace
 
-MachineFacts gather_machine_facts(const home::Home& home) {
-  return machine_facts(launch::detect_for_launch(), launch::quarantined_files(home));
-}
+MachineFacts gather_machine_facts(const home::Home& home) { return machine_facts(launch::detect_for_launch(), launch::quarantined_files(home)); }
 
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined) {
   MachineFacts facts;

@@ -54,22 +54,18 @@ SourceFailure short_copy_failure(const std::string& source, const Partial& parti
               "That source holds a truncated file; another mirror, or the same one later, may hold the whole file.",
               {}};
   detail::add_text_preview(error, partial.path);
-  return SourceFailure{std::move(error), false,
-                       fmt::format("incomplete: {} of {} bytes (the copy there ends early)", partial.size, pinned)};
+  return SourceFailure{std::move(error), false, fmt::format("incomplete: {} of {} bytes (the copy there ends early)", partial.size, pinned)};
 }
 
-SourceFailure mismatch_failure(const std::string& source, const Request& request, const std::string& actual,
-                               const Partial& partial) {
+SourceFailure mismatch_failure(const std::string& source, const Request& request, const std::string& actual, const Partial& partial) {
   std::string expected = request.sha256;
   if (request.size) expected += fmt::format(" ({})", describe_size(*request.size));
   Error error{ErrorKind::integrity,
-              fmt::format("SHA-256 mismatch for {}: expected {}, got {} ({})", source, expected, actual,
-                          describe_size(partial.size)),
+              fmt::format("SHA-256 mismatch for {}: expected {}, got {} ({})", source, expected, actual, describe_size(partial.size)),
               {},
               {}};
   detail::add_text_preview(error, partial.path);
-  return SourceFailure{std::move(error), false,
-                       fmt::format("SHA-256 mismatch: got {} ({})", actual, describe_size(partial.size))};
+  return SourceFailure{std::move(error), false, fmt::format("SHA-256 mismatch: got {} ({})", actual, describe_size(partial.size))};
 }
 
 // Sleeps in small steps so that Ctrl-C is not held up by a long Retry-After.
@@ -84,12 +80,11 @@ bool sleep_unless_cancelled(std::chrono::milliseconds delay, const Options& opti
 }
 
 Error interrupted_error() {
-  return Error{ErrorKind::interrupted, "Download stopped",
-               "The bytes received so far are kept; running the command again resumes the download.", {}};
+  return Error{ErrorKind::interrupted, "Download stopped", "The bytes received so far are kept; running the command again resumes the download.", {}};
 }
 
-Result<Fetched> commit(Partial& partial, const Cache& cache, const Request& request, std::string source,
-                       std::uint64_t transferred, std::uint64_t resumed_from) {
+Result<Fetched> commit(Partial& partial, const Cache& cache, const Request& request, std::string source, std::uint64_t transferred,
+                       std::uint64_t resumed_from) {
   fs::path target = cache.verified_path(request.sha256);
   if (auto renamed = platform::rename_with_retry(partial.path, target); !renamed) return std::unexpected(renamed.error());
   std::error_code ec;
@@ -99,8 +94,8 @@ Result<Fetched> commit(Partial& partial, const Cache& cache, const Request& requ
 }
 
 // Checks a completed partial. Returns the Fetched on success, or the failure for this source.
-SourceResult verify_and_commit(Partial& partial, const Cache& cache, const Request& request, const std::string& source,
-                               std::uint64_t transferred, std::uint64_t resumed_from) {
+SourceResult verify_and_commit(Partial& partial, const Cache& cache, const Request& request, const std::string& source, std::uint64_t transferred,
+                               std::uint64_t resumed_from) {
   const std::string actual = partial.hasher.hex_digest();
   const bool digest_matches = actual == request.sha256;
   if (digest_matches && (!request.size || partial.size == *request.size)) {
@@ -123,13 +118,12 @@ SourceResult verify_and_commit(Partial& partial, const Cache& cache, const Reque
   return std::unexpected(std::move(failure));
 }
 
-SourceResult try_http_source(const std::string& url, Partial& partial, const Cache& cache, const Request& request,
-                             const Options& options) {
+SourceResult try_http_source(const std::string& url, Partial& partial, const Cache& cache, const Request& request, const Options& options) {
   std::mt19937_64 random(std::random_device{}());
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uint64_t transferred = 0;
   std::uint64_t resumed_from = partial.size;
-  bool assembled = partial.size > 0;       // the partial holds bytes from an earlier response
+  bool assembled = partial.size > 0;  // the partial holds bytes from an earlier response
   bool retried_from_zero = false;
   int retries = 0;
   std::optional<Error> last_error;
@@ -152,8 +146,7 @@ SourceResult try_http_source(const std::string& url, Partial& partial, const Cac
       }
     }
     if (a.outcome == Attempt::Outcome::complete) {
-      auto verified = verify_and_commit(partial, cache, request, url, transferred,
-                                        a.appended ? resumed_from : 0);
+      auto verified = verify_and_commit(partial, cache, request, url, transferred, a.appended ? resumed_from : 0);
       if (verified || verified.error().fatal) return verified;
       if (assembled && !retried_from_zero) {
         // The partial came from an earlier response (another run, another mirror, or a file that
@@ -185,8 +178,7 @@ SourceResult try_http_source(const std::string& url, Partial& partial, const Cac
     assembled = partial.size > 0;
     last_error = a.error;
     if (attempt_no < options.max_attempts_per_source) {
-      auto delay = backoff_delay(++retries, options.initial_backoff, options.max_backoff, a.retry_after,
-                                 options.max_retry_after, unit(random));
+      auto delay = backoff_delay(++retries, options.initial_backoff, options.max_backoff, a.retry_after, options.max_retry_after, unit(random));
       spdlog::info("{}: retrying in {} ms", url, delay.count());
       if (!sleep_unless_cancelled(delay, options)) return source_failed(interrupted_error(), true);
     }
@@ -201,8 +193,8 @@ SourceResult try_http_source(const std::string& url, Partial& partial, const Cac
   return source_failed(last_error.value_or(Error{ErrorKind::network, fmt::format("Could not download {}", url), {}, {}}));
 }
 
-SourceResult try_local_source(const fs::path& file, const std::string& label, Partial& partial, const Cache& cache,
-                              const Request& request, const Options& options) {
+SourceResult try_local_source(const fs::path& file, const std::string& label, Partial& partial, const Cache& cache, const Request& request,
+                              const Options& options) {
   Attempt a = detail::local_copy(file, label, partial, request, options);
   if (a.outcome == Attempt::Outcome::fatal) return source_failed(std::move(a.error), true);
   if (a.outcome != Attempt::Outcome::complete) return source_failed(std::move(a.error));
@@ -242,19 +234,23 @@ Status check_free_space(const Cache& cache, const Request& request, std::uint64_
     return {};
   }
   if (space.available >= needed) return {};
-  return fail(ErrorKind::io,
-              fmt::format("Not enough free space in {}: the download needs {} more, {} is available",
-                          cache.folder(), format_bytes(needed), format_bytes(space.available)),
-              fmt::format("Free at least {} there (or choose another home with --home) and run the command again.",
-                          format_bytes(needed - space.available)));
+  return fail(
+      ErrorKind::io,
+      fmt::format("Not enough free space in {}: the download needs {} more, {} is available", cache.folder(), format_bytes(needed),
+                  format_bytes(space.available)),
+      fmt::format("Free at least {} there (or choose another home with --home) and run the command again.", format_bytes(needed - space.available)));
 }
 
 int severity(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::integrity: return 3;  // the security-relevant failure must not be hidden
-    case ErrorKind::incomplete: return 2;
-    case ErrorKind::network: return 1;
-    default: return 0;
+    case ErrorKind::integrity:
+      return 3;  // the security-relevant failure must not be hidden
+    case ErrorKind::incomplete:
+      return 2;
+    case ErrorKind::network:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -285,21 +281,23 @@ Error combine(std::vector<Failed> failures, const Request& request) {
   if (error.hint.empty()) {
     switch (error.kind) {
       case ErrorKind::integrity:
-        error.hint = "The bytes that failed verification were deleted. If the release was replaced upstream, "
-                     "the manifest's pin must be updated; otherwise try again later or use another mirror.";
+        error.hint =
+            "The bytes that failed verification were deleted. If the release was replaced upstream, "
+            "the manifest's pin must be updated; otherwise try again later or use another mirror.";
         break;
       case ErrorKind::network:
-        error.hint = "Check the network and proxy settings (https_proxy, no_proxy), or download the file "
-                     "elsewhere and use --from DIR.";
+        error.hint =
+            "Check the network and proxy settings (https_proxy, no_proxy), or download the file "
+            "elsewhere and use --from DIR.";
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return error;
 }
 
-Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Cache& cache, const Request& request,
-                              const Options& options) {
+Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Cache& cache, const Request& request, const Options& options) {
   std::vector<fs::path> candidates;
   if (!request.file_name.empty()) candidates.push_back(folder / path_from_utf8(request.file_name).filename());
   candidates.push_back(folder / request.sha256);
@@ -314,12 +312,11 @@ Result<Fetched> fetch_offline(const fs::path& folder, Partial& partial, const Ca
     failures.push_back({label, got.error()});
   }
   if (!failures.empty()) return std::unexpected(combine(std::move(failures), request));
-  return fail(ErrorKind::not_found,
-              fmt::format("{} is not in the offline folder {} (looked for {}{})",
-                          request.file_name.empty() ? request.sha256 : request.file_name, folder,
-                          request.file_name.empty() ? "" : fmt::format("\"{}\" and ", request.file_name),
-                          fmt::format("\"{}\"", request.sha256)),
-              "Copy the file into that folder under its release name or its SHA-256, or drop --from to download it.");
+  return fail(
+      ErrorKind::not_found,
+      fmt::format("{} is not in the offline folder {} (looked for {}{})", request.file_name.empty() ? request.sha256 : request.file_name, folder,
+                  request.file_name.empty() ? "" : fmt::format("\"{}\" and ", request.file_name), fmt::format("\"{}\"", request.sha256)),
+      "Copy the file into that folder under its release name or its SHA-256, or drop --from to download it.");
 }
 
 }  // namespace

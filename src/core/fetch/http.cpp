@@ -127,8 +127,7 @@ bool begin_body(Transfer& t) {
   if (status == 206) {
     auto range = parse_content_range(t.content_range);
     if (!range || !range->start || *range->start != t.partial.size) {
-      spdlog::info("{}: Content-Range \"{}\" does not continue the {} bytes held; starting again", t.url,
-                   t.content_range, t.partial.size);
+      spdlog::info("{}: Content-Range \"{}\" does not continue the {} bytes held; starting again", t.url, t.content_range, t.partial.size);
       t.stop = Transfer::Stop::bad_range;
       return false;
     }
@@ -174,8 +173,10 @@ std::size_t on_header(char* buffer, std::size_t size, std::size_t count, void* u
   auto value = std::string(trim(line.substr(colon + 1)));
   if (ascii_iequals(name, "content-range")) t.content_range = value;
   // A weak ETag may not be used in If-Range (RFC 9110 13.1.5); Last-Modified is used instead.
-  else if (ascii_iequals(name, "etag") && !value.starts_with("W/")) t.etag = value;
-  else if (ascii_iequals(name, "last-modified")) t.last_modified = value;
+  else if (ascii_iequals(name, "etag") && !value.starts_with("W/"))
+    t.etag = value;
+  else if (ascii_iequals(name, "last-modified"))
+    t.last_modified = value;
   return size * count;
 }
 
@@ -255,8 +256,7 @@ void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_s
   // Proxies: libcurl reads http_proxy/https_proxy/no_proxy from the environment by default.
   if (!ca.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca.c_str());
   const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
-  long ssl_options = ssl_options_for(info->ssl_version ? info->ssl_version : "",
-                                     platform::current_os() == platform::Os::windows);
+  long ssl_options = ssl_options_for(info->ssl_version ? info->ssl_version : "", platform::current_os() == platform::Os::windows);
   if (ssl_options != 0) curl_easy_setopt(h, CURLOPT_SSL_OPTIONS, ssl_options);
   if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
@@ -297,8 +297,7 @@ Attempt from_status(Transfer& t, long status) {
   if (curl_easy_getinfo(t.curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK && retry_after > 0) {
     a.retry_after = std::chrono::seconds(retry_after);
   }
-  spdlog::info("{}: HTTP {} (transient{})", t.url, status,
-               a.retry_after ? fmt::format(", Retry-After {} s", a.retry_after->count()) : "");
+  spdlog::info("{}: HTTP {} (transient{})", t.url, status, a.retry_after ? fmt::format(", Retry-After {} s", a.retry_after->count()) : "");
   return a;
 }
 
@@ -306,11 +305,11 @@ Attempt from_transport(Transfer& t, CURLcode rc, const char* errors) {
   std::string detail = errors[0] != '\0' ? errors : curl_easy_strerror(rc);
   spdlog::info("{}: transfer failed: {} (curl {})", t.url, detail, static_cast<int>(rc));
   if (is_tls_verification_failure(rc)) {
-    return failed(Attempt::Outcome::next_source,
-                  Error{ErrorKind::network, fmt::format("Could not verify the TLS certificate of {}: {}", t.url, detail),
-                        "If a proxy or firewall inspects HTTPS here, pass its CA certificate with --cacert FILE "
-                        "(or set CURL_CA_BUNDLE); otherwise the server is not the one it claims to be.",
-                        {}});
+    return failed(Attempt::Outcome::next_source, Error{ErrorKind::network,
+                                                       fmt::format("Could not verify the TLS certificate of {}: {}", t.url, detail),
+                                                       "If a proxy or firewall inspects HTTPS here, pass its CA certificate with --cacert FILE "
+                                                       "(or set CURL_CA_BUNDLE); otherwise the server is not the one it claims to be.",
+                                                       {}});
   }
   Error error{ErrorKind::network, fmt::format("Could not download {}: {}", t.url, detail), {}, {}};
   auto verdict = classify_transport(static_cast<int>(rc));
@@ -361,17 +360,17 @@ Attempt http_attempt(const std::string& url, Partial& partial, const Request& re
   } else if (t.stop == Transfer::Stop::stalled) {
     spdlog::info("{}: no data for {} s; treating it as a stall", url, options.stall_timeout.count());
     result = failed(Attempt::Outcome::retry,
-                    Error{ErrorKind::network,
-                          fmt::format("{} sent nothing for {} s", url, options.stall_timeout.count()), {}, {}});
+                    Error{ErrorKind::network, fmt::format("{} sent nothing for {} s", url, options.stall_timeout.count()), {}, {}});
   } else if (rc == CURLE_ABORTED_BY_CALLBACK) {
-    result = failed(Attempt::Outcome::fatal,
-                    Error{ErrorKind::interrupted, fmt::format("Download of {} stopped", url),
-                          "The bytes received so far are kept; running the command again resumes the download.", {}});
+    result = failed(Attempt::Outcome::fatal, Error{ErrorKind::interrupted,
+                                                   fmt::format("Download of {} stopped", url),
+                                                   "The bytes received so far are kept; running the command again resumes the download.",
+                                                   {}});
   } else if (t.stop == Transfer::Stop::too_large) {
     Error error{ErrorKind::integrity,
-                fmt::format("{} sent more than the {} bytes pinned for it; stopped after the first {} bytes", url,
-                            *request.size, partial.size),
-                {}, {}};
+                fmt::format("{} sent more than the {} bytes pinned for it; stopped after the first {} bytes", url, *request.size, partial.size),
+                {},
+                {}};
     add_text_preview(error, partial.path);
     result = failed(Attempt::Outcome::next_source, std::move(error));
     discard_partial(partial);

@@ -18,7 +18,7 @@ namespace zcuda::fetch::detail {
 // still the same file" (If-Range).
 struct Validators {
   std::string url;
-  std::string etag;           // strong ETags only; a weak one may not be used with If-Range
+  std::string etag;  // strong ETags only; a weak one may not be used with If-Range
   std::string last_modified;
   std::string if_range() const { return etag.empty() ? last_modified : etag; }
 };
@@ -88,8 +88,7 @@ struct Attempt {
 Attempt http_attempt(const std::string& url, Partial& partial, const Request& request, const Options& options);
 
 // Copies a local file into the partial, hashing it on the way.
-Attempt local_copy(const std::filesystem::path& source, const std::string& label, Partial& partial,
-                   const Request& request, const Options& options);
+Attempt local_copy(const std::filesystem::path& source, const std::string& label, Partial& partial, const Request& request, const Options& options);
 
 // The local path a file:// URL names, or an error for a URL that does not name one.
 Result<std::filesystem::path> path_of_file_url(const std::string& url);

@@ -47,16 +47,14 @@ Result<fs::path> path_of_file_url(const std::string& url) {
   return path_from_utf8(text);
 }
 
-Attempt local_copy(const fs::path& source, const std::string& label, Partial& partial, const Request& request,
-                   const Options& options) {
+Attempt local_copy(const fs::path& source, const std::string& label, Partial& partial, const Request& request, const Options& options) {
   Attempt attempt;
   std::ifstream in(source, std::ios::binary);
   if (!in) {
     std::error_code ec(errno, std::generic_category());
     attempt.outcome = Attempt::Outcome::next_source;
-    attempt.error = ec == std::errc::no_such_file_or_directory
-                        ? Error{ErrorKind::not_found, fmt::format("{} does not exist", source), {}, {}}
-                        : io_error("read", source, ec);
+    attempt.error = ec == std::errc::no_such_file_or_directory ? Error{ErrorKind::not_found, fmt::format("{} does not exist", source), {}, {}}
+                                                               : io_error("read", source, ec);
     return attempt;
   }
   std::error_code ec;
@@ -96,8 +94,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
     }
     if (request.size && partial.size + n > *request.size) {
       attempt.outcome = Attempt::Outcome::next_source;
-      attempt.error = Error{ErrorKind::integrity,
-                            fmt::format("{} is larger than the {} bytes pinned for it", source, *request.size), {}, {}};
+      attempt.error = Error{ErrorKind::integrity, fmt::format("{} is larger than the {} bytes pinned for it", source, *request.size), {}, {}};
       add_text_preview(attempt.error, source);
       out.close();
       discard_partial(partial);
@@ -106,8 +103,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
     out.write(buffer.data(), static_cast<std::streamsize>(n));
     if (!out) {
       attempt.outcome = Attempt::Outcome::fatal;
-      attempt.error = io_error("write", partial.path,
-                                         std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
+      attempt.error = io_error("write", partial.path, std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
       return attempt;
     }
     partial.hasher.update(buffer.data(), n);
@@ -123,8 +119,7 @@ Attempt local_copy(const fs::path& source, const std::string& label, Partial& pa
   out.flush();
   if (!out) {
     attempt.outcome = Attempt::Outcome::fatal;
-    attempt.error = io_error("write", partial.path,
-                                       std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
+    attempt.error = io_error("write", partial.path, std::error_code(errno != 0 ? errno : EIO, std::generic_category()));
     return attempt;
   }
   progress.report(partial.size, request.size ? request.size : attempt.expected_total, true);

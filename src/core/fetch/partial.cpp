@@ -142,8 +142,8 @@ Error wrong_size_pin_error(const Request& request, const std::string& source, st
   return Error{ErrorKind::invalid_input,
                fmt::format("The manifest is wrong: it pins {} at {} bytes, but the file from {} has its SHA-256 {} and "
                            "{} bytes",
-                           request.file_name.empty() ? std::string("the file") : request.file_name,
-                           request.size.value_or(0), source, request.sha256, actual_size),
+                           request.file_name.empty() ? std::string("the file") : request.file_name, request.size.value_or(0), source, request.sha256,
+                           actual_size),
                "The digest matches, so the file is the one pinned and only the manifest's size is wrong: correct "
                "\"size\" in the manifest (docs/manifest-format.md) or report it.",
                {}};
@@ -159,8 +159,6 @@ void ProgressReporter::report(std::uint64_t received, std::optional<std::uint64_
   options_.on_progress(Progress{received, total, rate, url_});
 }
 
-bool cancelled(const Options& options) {
-  return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
-}
+bool cancelled(const Options& options) { return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed); }
 
 }  // namespace zcuda::fetch::detail

@@ -13,16 +13,17 @@ namespace zcuda::home {
 namespace fs = std::filesystem;
 
 namespace {
-Home single_folder(const fs::path& root, ChosenBy chosen_by) {
-  return Home{root, root / "cache", root / "state", root / "logs", chosen_by};
-}
+Home single_folder(const fs::path& root, ChosenBy chosen_by) { return Home{root, root / "cache", root / "state", root / "logs", chosen_by}; }
 }  // namespace
 
 std::string_view to_string(ChosenBy chosen_by) {
   switch (chosen_by) {
-    case ChosenBy::flag: return "--home";
-    case ChosenBy::environment: return "ZCUDA_HOME";
-    case ChosenBy::os_default: return "default";
+    case ChosenBy::flag:
+      return "--home";
+    case ChosenBy::environment:
+      return "ZCUDA_HOME";
+    case ChosenBy::os_default:
+      return "default";
   }
   return "default";
 }

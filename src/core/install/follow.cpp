@@ -8,8 +8,7 @@ namespace zcuda::install::detail {
 namespace fs = std::filesystem;
 
 FollowedFile::FollowedFile(fs::path partial, fs::path verified, const DownloadState& state, const std::atomic<bool>* cancel)
-    : partial_(std::move(partial)), verified_(std::move(verified)), state_(state), cancel_(cancel),
-      discards_at_start_(state.discards.load()) {}
+    : partial_(std::move(partial)), verified_(std::move(verified)), state_(state), cancel_(cancel), discards_at_start_(state.discards.load()) {}
 
 bool FollowedFile::restarted() const { return state_.discards.load() != discards_at_start_; }
 

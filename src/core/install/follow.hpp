@@ -23,8 +23,7 @@ struct DownloadState {
 // from zero), reading fails and restarted() says so: what was extracted is not the verified file.
 class FollowedFile : public archive::Stream {
  public:
-  FollowedFile(std::filesystem::path partial, std::filesystem::path verified, const DownloadState& state,
-               const std::atomic<bool>* cancel);
+  FollowedFile(std::filesystem::path partial, std::filesystem::path verified, const DownloadState& state, const std::atomic<bool>* cancel);
   Result<std::size_t> read(void* buffer, std::size_t size) override;
   bool restarted() const;
 

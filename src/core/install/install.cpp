@@ -53,7 +53,8 @@ void notice(const Options& options, const std::string& text) {
 // Copies a verified single-file artifact ("archive": "none") into the temporary folder.
 Result<std::vector<archive::WrittenEntry>> place_single_file(const manifest::Artifact& a, const fs::path& file, const fs::path& temp) {
   std::error_code ec;
-  if (!fs::create_directory(temp, ec)) return std::unexpected(io_error("create folder", temp, ec ? ec : std::make_error_code(std::errc::file_exists)));
+  if (!fs::create_directory(temp, ec))
+    return std::unexpected(io_error("create folder", temp, ec ? ec : std::make_error_code(std::errc::file_exists)));
   const fs::path target = temp / fs::path(std::u8string(a.file_name.begin(), a.file_name.end()));
   fs::copy_file(file, target, ec);
   if (ec) {
@@ -71,8 +72,10 @@ Status check_expected(const manifest::Artifact& a, const fs::path& dir) {
   for (const auto& expected : a.expected_files) {
     std::error_code ec;
     if (!fs::exists(dir / path_from_utf8(expected), ec)) {
-      Error e{ErrorKind::invalid_input, fmt::format("{} does not contain the expected file {}", a.id, expected),
-              "The manifest's \"root\" or \"expected_files\" does not match the archive; nothing was installed.", {}};
+      Error e{ErrorKind::invalid_input,
+              fmt::format("{} does not contain the expected file {}", a.id, expected),
+              "The manifest's \"root\" or \"expected_files\" does not match the archive; nothing was installed.",
+              {}};
       return std::unexpected(std::move(e));
     }
   }
@@ -115,10 +118,9 @@ archive::Format format_of(const manifest::Artifact& a) {
 // changed under the extraction (a restart from zero), end the same way as in the sequential
 // path (the error, or an extraction again from the verified file). A zip's local headers are
 // then confirmed against its central directory.
-Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Request& request, const fetch::Cache& cache,
-                                                             fetch::Options fetch_options, const manifest::Artifact& a,
-                                                             const fs::path& temp, const archive::ExtractOptions& extract_options,
-                                                             Outcome& out) {
+Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Request& request, const fetch::Cache& cache, fetch::Options fetch_options,
+                                                             const manifest::Artifact& a, const fs::path& temp,
+                                                             const archive::ExtractOptions& extract_options, Outcome& out) {
   detail::DownloadState state;
   fetch_options.on_discard = [&state] { state.discards.fetch_add(1); };
   detail::FollowedFile follower(cache.partial_path(a.sha256), cache.verified_path(a.sha256), state, fetch_options.cancel);
@@ -200,8 +202,10 @@ Status fresh_install(const PlanItem& item, const home::Home& home, const Options
       entries = place_single_file(a, fetched->file, temp);
     } else {
       auto extracted = archive::extract(fetched->file, format_of(a), temp, extract_options);
-      if (extracted) entries = std::move(extracted->entries);
-      else entries = std::unexpected(extracted.error());
+      if (extracted)
+        entries = std::move(extracted->entries);
+      else
+        entries = std::unexpected(extracted.error());
     }
   }
   if (!entries) return std::unexpected(entries.error());
@@ -212,7 +216,8 @@ Status fresh_install(const PlanItem& item, const home::Home& home, const Options
     return std::unexpected(std::move(error));
   };
   platform::test_hooks::pause_at("extracted", options.cancel);
-  if (cancelled(options)) return abandon(Error{ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.", {}});
+  if (cancelled(options))
+    return abandon(Error{ErrorKind::interrupted, "Interrupted", "Run the command again; the verified download is kept in the cache.", {}});
   if (auto expected = check_expected(a, temp); !expected) return abandon(expected.error());
 
   Receipt receipt = make_receipt(a, std::move(*entries), out.source);
@@ -315,13 +320,20 @@ Result<platform::FileLock> take_lock(const home::Home& home, const Options& opti
 
 std::string_view to_string(State state) {
   switch (state) {
-    case State::planned: return "planned";
-    case State::installed: return "installed";
-    case State::already_installed: return "already-installed";
-    case State::repaired: return "repaired";
-    case State::skipped: return "skipped";
-    case State::failed: return "failed";
-    case State::removed: return "removed";
+    case State::planned:
+      return "planned";
+    case State::installed:
+      return "installed";
+    case State::already_installed:
+      return "already-installed";
+    case State::repaired:
+      return "repaired";
+    case State::skipped:
+      return "skipped";
+    case State::failed:
+      return "failed";
+    case State::removed:
+      return "removed";
   }
   return "?";
 }

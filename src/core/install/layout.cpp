@@ -9,7 +9,6 @@
 #include <zcuda/platform/process_id.hpp>
 #include <zcuda/base/path_text.hpp>
 
-
 namespace zcuda::install::layout {
 
 namespace fs = std::filesystem;
@@ -44,13 +43,15 @@ void remove_leftovers(const home::Home& home) {
       const std::string name = path_to_utf8(entry.path().filename());
       // ".tmp-*" / ".old-*" folders from extraction, replacement and removal; "*.tmp-*" files
       // from platform::write_file_atomic (receipts, pointers).
-      const bool leftover = name.starts_with(".tmp-") || name.starts_with(".old-") || name.starts_with(".del-") ||
-                            name.find(".tmp-") != std::string::npos;
+      const bool leftover =
+          name.starts_with(".tmp-") || name.starts_with(".old-") || name.starts_with(".del-") || name.find(".tmp-") != std::string::npos;
       if (!leftover) continue;
       std::error_code rm;
       fs::remove_all(entry.path(), rm);
-      if (rm) spdlog::warn("could not remove the leftover {}: {}", path_to_utf8(entry.path()), rm.message());
-      else spdlog::info("removed {}, left by an interrupted run", path_to_utf8(entry.path()));
+      if (rm)
+        spdlog::warn("could not remove the leftover {}: {}", path_to_utf8(entry.path()), rm.message());
+      else
+        spdlog::info("removed {}, left by an interrupted run", path_to_utf8(entry.path()));
     }
   }
 }

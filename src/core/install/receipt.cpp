@@ -27,16 +27,17 @@ constexpr int kReceiptSchema = 1;
 
 std::string_view type_name(Type type) {
   switch (type) {
-    case Type::file: return "file";
-    case Type::directory: return "directory";
-    case Type::symlink: return "symlink";
+    case Type::file:
+      return "file";
+    case Type::directory:
+      return "directory";
+    case Type::symlink:
+      return "symlink";
   }
   return "file";
 }
 
-fs::path under(const fs::path& dir, const std::string& relative) {
-  return dir / path_from_utf8(relative);
-}
+fs::path under(const fs::path& dir, const std::string& relative) { return dir / path_from_utf8(relative); }
 
 }  // namespace
 
@@ -134,9 +135,7 @@ std::optional<Receipt> read_receipt(const home::Home& home, const std::string& c
   return read_receipt(layout::receipt_path(home, component, version));
 }
 
-Status write_receipt(const fs::path& file, const Receipt& receipt) {
-  return platform::write_file_atomic(file, json_text(json(receipt), 1) + "\n");
-}
+Status write_receipt(const fs::path& file, const Receipt& receipt) { return platform::write_file_atomic(file, json_text(json(receipt), 1) + "\n"); }
 
 bool same_artifact(const Receipt& r, const manifest::Artifact& a) {
   return r.id == a.id && r.component == a.component && r.version == a.version && r.sha256 == a.sha256 &&
@@ -151,9 +150,15 @@ std::vector<std::string> quick_check(const Receipt& receipt, const fs::path& dir
     const auto status = fs::symlink_status(path, ec);
     bool ok = false;
     switch (f.type) {
-      case Type::file: ok = fs::is_regular_file(status) && fs::file_size(path, ec) == f.size && !ec; break;
-      case Type::directory: ok = fs::is_directory(status); break;
-      case Type::symlink: ok = fs::is_symlink(status) && generic_path_to_utf8(fs::read_symlink(path, ec)) == f.link_target && !ec; break;
+      case Type::file:
+        ok = fs::is_regular_file(status) && fs::file_size(path, ec) == f.size && !ec;
+        break;
+      case Type::directory:
+        ok = fs::is_directory(status);
+        break;
+      case Type::symlink:
+        ok = fs::is_symlink(status) && generic_path_to_utf8(fs::read_symlink(path, ec)) == f.link_target && !ec;
+        break;
     }
     if (!ok) bad.push_back(f.path);
   }

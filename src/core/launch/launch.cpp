@@ -25,9 +25,7 @@ std::optional<std::string> lookup(const platform::Environment& env, const std::s
 }
 
 // The key under which the environment holds `name` (Windows keeps "Path" as it is spelt).
-std::string key_of(const platform::Environment& env, const std::string& name, Os os) {
-  return platform::variable_key(env, name, os).value_or(name);
-}
+std::string key_of(const platform::Environment& env, const std::string& name, Os os) { return platform::variable_key(env, name, os).value_or(name); }
 
 char list_separator(Os os) { return os == Os::windows ? ';' : ':'; }
 
@@ -167,8 +165,7 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
     if (usable(d / program)) return native(d / program);
     if (os == Os::windows && usable(d / path_from_utf8(text + ".exe"))) return native(d / path_from_utf8(text + ".exe"));
   }
-  return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
-              "Give the program's path (for example ./" + text + ").");
+  return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program), "Give the program's path (for example ./" + text + ").");
 }
 
 Result<LaunchPlan> prepare_launch(const Options& options, const platform::Environment& base) {
@@ -178,9 +175,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   LaunchPlan plan;
   plan.target = *target;
   plan.environment = base;
-  auto set = [&](const std::string& name, std::string value, std::string why) {
-    set_variable(plan, os, name, std::move(value), std::move(why));
-  };
+  auto set = [&](const std::string& name, std::string value, std::string why) { set_variable(plan, os, name, std::move(value), std::move(why)); };
 
   plan.runtime_dir = options.runtime.dir;
   if (os == Os::windows) {
@@ -189,8 +184,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   const fs::path runtime = plan.runtime_dir;
   auto hip = find_hip(options, base);
   if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
-  set("ZLUDA_CC", options.zluda_cc,
-      "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
+  set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
     if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {

@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 void to_json(json& out, const LauncherRecord& r) {
-  out = {{"schema", kLauncherRecordSchema}, {"sha256", r.sha256},           {"join", std::string(to_string(r.join))},
-         {"learned_utc", r.learned_utc},    {"zcuda", r.zcuda_version},     {"sent", r.sent},
+  out = {{"schema", kLauncherRecordSchema}, {"sha256", r.sha256},       {"join", std::string(to_string(r.join))},
+         {"learned_utc", r.learned_utc},    {"zcuda", r.zcuda_version}, {"sent", r.sent},
          {"received", r.received}};
 }
 
@@ -41,9 +41,7 @@ void from_json(const json& in, LauncherRecord& r) {
   r.received = in.at("received").get<std::vector<std::string>>();
 }
 
-fs::path launcher_record_path(const fs::path& state_dir, const std::string& sha256) {
-  return state_dir / "launchers" / (sha256 + ".json");
-}
+fs::path launcher_record_path(const fs::path& state_dir, const std::string& sha256) { return state_dir / "launchers" / (sha256 + ".json"); }
 
 std::optional<std::vector<std::string>> parse_echo_output(std::string_view out) {
   std::size_t start = 0;
@@ -93,8 +91,8 @@ Result<LauncherRecord> learn_launcher(const fs::path& zluda_exe, const fs::path&
   auto join = classify_echo(program, sample, *received);
   if (!join) {
     return fail(ErrorKind::unsupported,
-                fmt::format("{} passes arguments in a way zcuda does not know (sent {}, received {})", zluda_exe,
-                            json(sample).dump(), json(*received).dump()),
+                fmt::format("{} passes arguments in a way zcuda does not know (sent {}, received {})", zluda_exe, json(sample).dump(),
+                            json(*received).dump()),
                 "Launch without ZLUDA's launcher: zcuda run --direct ...");
   }
   auto digest = zcuda::sha256_file(zluda_exe);
@@ -109,8 +107,7 @@ Result<LauncherRecord> learn_launcher(const fs::path& zluda_exe, const fs::path&
   return record;
 }
 
-Result<LauncherJoin> known_launcher_join(const fs::path& zluda_exe, const fs::path& echo_program,
-                                         const std::optional<fs::path>& state_dir) {
+Result<LauncherJoin> known_launcher_join(const fs::path& zluda_exe, const fs::path& echo_program, const std::optional<fs::path>& state_dir) {
   auto digest = zcuda::sha256_file(zluda_exe);
   if (!digest) return std::unexpected(digest.error());
   if (state_dir) {
@@ -135,8 +132,8 @@ Result<LauncherJoin> known_launcher_join(const fs::path& zluda_exe, const fs::pa
   return learned->join;
 }
 
-Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::vector<std::string>& flags,
-                                                  std::string_view program, const std::vector<std::string>& args) {
+Result<std::vector<std::string>> launcher_command(LauncherJoin join, const std::vector<std::string>& flags, std::string_view program,
+                                                  const std::vector<std::string>& args) {
   auto encoded = launcher_arguments(join, program, args);
   if (!encoded) return std::unexpected(encoded.error());
   std::vector<std::string> out = flags;

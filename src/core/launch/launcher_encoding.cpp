@@ -21,9 +21,12 @@ std::string quote_program(std::string_view program) {
 
 std::string_view to_string(LauncherJoin join) {
   switch (join) {
-    case LauncherJoin::quoting: return "quoting";
-    case LauncherJoin::spaces: return "spaces";
-    case LauncherJoin::no_separator: return "no_separator";
+    case LauncherJoin::quoting:
+      return "quoting";
+    case LauncherJoin::spaces:
+      return "spaces";
+    case LauncherJoin::no_separator:
+      return "no_separator";
   }
   return "quoting";
 }
@@ -88,7 +91,8 @@ std::vector<std::string> split_windows_command_line(std::string_view line) {
 
 std::string join_as_launcher(LauncherJoin join, std::string_view program, const std::vector<std::string>& args) {
   switch (join) {
-    case LauncherJoin::quoting: return platform::windows_command_line(program, args);
+    case LauncherJoin::quoting:
+      return platform::windows_command_line(program, args);
     case LauncherJoin::spaces: {
       std::string line(program);
       for (const auto& a : args) line += " " + a;
@@ -104,8 +108,7 @@ std::string join_as_launcher(LauncherJoin join, std::string_view program, const 
   return {};
 }
 
-Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::string_view program,
-                                                    const std::vector<std::string>& args) {
+Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::string_view program, const std::vector<std::string>& args) {
   std::vector<std::string> out;
   if (join == LauncherJoin::quoting) {
     out.emplace_back(program);
@@ -120,8 +123,7 @@ Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::stri
   }
   if (join == LauncherJoin::no_separator && args.size() > 1) {
     return fail(ErrorKind::unsupported,
-                fmt::format("This zluda.exe joins a program's arguments with nothing between them, so it cannot pass {} arguments",
-                            args.size()),
+                fmt::format("This zluda.exe joins a program's arguments with nothing between them, so it cannot pass {} arguments", args.size()),
                 "Use --direct (zcuda stages ZLUDA's DLLs beside the program instead), or install a newer ZLUDA.");
   }
   out.push_back(quote_program(program));
@@ -131,12 +133,13 @@ Result<std::vector<std::string>> launcher_arguments(LauncherJoin join, std::stri
 
 const std::vector<std::string>& echo_sample_arguments() {
   // A space, an empty argument, quotes, a trailing backslash and non-ASCII letters.
-  static const std::vector<std::string> sample = {"a b", "", "\"q\"", "back\\", "\xC3\xBCnic\xC3\xB6" "de"};
+  static const std::vector<std::string> sample = {"a b", "", "\"q\"", "back\\",
+                                                  "\xC3\xBCnic\xC3\xB6"
+                                                  "de"};
   return sample;
 }
 
-std::optional<LauncherJoin> classify_echo(std::string_view program, const std::vector<std::string>& sent,
-                                          const std::vector<std::string>& received) {
+std::optional<LauncherJoin> classify_echo(std::string_view program, const std::vector<std::string>& sent, const std::vector<std::string>& received) {
   // An unquoted program path with spaces is found by CreateProcess trying each space; Windows
   // leaves the line as it was (the pieces of the path become arguments), Wine quotes the path it
   // found. Either is the same join.

@@ -18,14 +18,15 @@ std::vector<std::string> quarantined_files(const RuntimeLocation& runtime, const
 std::vector<std::string> quarantined_files(const home::Home& home) { return install::quarantine_suspects_of_current(home, "zluda"); }
 
 std::string quarantine_message(const std::vector<std::string>& files) {
-  return fmt::format("{} of the installed ZLUDA runtime {} missing or empty since install, most likely quarantined by an antivirus: {}",
-                     files.size(), files.size() == 1 ? "file is" : "files are", fmt::join(files, ", "));
+  return fmt::format("{} of the installed ZLUDA runtime {} missing or empty since install, most likely quarantined by an antivirus: {}", files.size(),
+                     files.size() == 1 ? "file is" : "files are", fmt::join(files, ", "));
 }
 
 std::string quarantine_advice(const home::Home& home) {
-  return fmt::format("Restore the files from the antivirus quarantine and add {} to its exclusions (ZLUDA's launcher injects DLLs, which "
-                     "heuristics flag as Wacatac/Wacapew), then run `zcuda install` to put back anything still missing.",
-                     home.root);
+  return fmt::format(
+      "Restore the files from the antivirus quarantine and add {} to its exclusions (ZLUDA's launcher injects DLLs, which "
+      "heuristics flag as Wacatac/Wacapew), then run `zcuda install` to put back anything still missing.",
+      home.root);
 }
 
 std::optional<detect::Finding> quarantine_finding(const home::Home& home) {

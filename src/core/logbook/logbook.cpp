@@ -13,10 +13,14 @@ namespace zcuda::logbook {
 namespace {
 spdlog::level::level_enum console_level(Verbosity verbosity) {
   switch (verbosity) {
-    case Verbosity::quiet: return spdlog::level::err;
-    case Verbosity::normal: return spdlog::level::warn;
-    case Verbosity::verbose: return spdlog::level::info;
-    case Verbosity::debug: return spdlog::level::debug;
+    case Verbosity::quiet:
+      return spdlog::level::err;
+    case Verbosity::normal:
+      return spdlog::level::warn;
+    case Verbosity::verbose:
+      return spdlog::level::info;
+    case Verbosity::debug:
+      return spdlog::level::debug;
   }
   return spdlog::level::warn;
 }

@@ -24,8 +24,10 @@ class Checker {
   explicit Checker(std::string_view origin) : origin_(origin) {}
 
   std::unexpected<Error> error(const std::string& path, const std::string& what) const {
-    Error e{ErrorKind::invalid_input, fmt::format("{}: {}", path, what),
-            "Fix the manifest (format: docs/manifest-format.md) and run the command again.", {}};
+    Error e{ErrorKind::invalid_input,
+            fmt::format("{}: {}", path, what),
+            "Fix the manifest (format: docs/manifest-format.md) and run the command again.",
+            {}};
     e.notes.push_back(fmt::format("manifest: {}", origin_));
     return std::unexpected(std::move(e));
   }
@@ -50,7 +52,8 @@ bool is_name(std::string_view text, bool lowercase_only) {
 std::string percent_decode(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) && std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
       out.push_back(static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16)));
       i += 2;
     } else {
@@ -73,13 +76,10 @@ std::string file_name_of(std::string_view url) {
 }
 
 bool is_single_file_name(std::string_view name) {
-  return !name.empty() && name != "." && name != ".." && is_safe_relative_path(name) &&
-         name.find('/') == std::string_view::npos;
+  return !name.empty() && name != "." && name != ".." && is_safe_relative_path(name) && name.find('/') == std::string_view::npos;
 }
 
-bool url_scheme_ok(std::string_view url) {
-  return url.starts_with("https://") || url.starts_with("http://") || url.starts_with("file://");
-}
+bool url_scheme_ok(std::string_view url) { return url.starts_with("https://") || url.starts_with("http://") || url.starts_with("file://"); }
 
 std::string type_name(const json& value) { return value.type_name(); }
 
@@ -114,9 +114,8 @@ struct Fields {
 
 Status check_known_fields(const json& entry, const std::string& path, const Checker& check) {
   if (!entry.is_object()) return check.error(path, "expected an object, got " + type_name(entry));
-  static const std::set<std::string> known = {"id", "component", "version", "channel", "os", "url", "mirrors",
-                                              "sha256", "size", "archive", "root", "optional", "license",
-                                              "file_name", "expected_files", "notes"};
+  static const std::set<std::string> known = {"id",   "component", "version", "channel",  "os",      "url",       "mirrors",        "sha256",
+                                              "size", "archive",   "root",    "optional", "license", "file_name", "expected_files", "notes"};
   for (const auto& [key, value] : entry.items()) {
     if (!known.contains(key)) return check.error(path + "." + key, "unknown field (format 1 has no such field; a typo?)");
   }
@@ -146,32 +145,43 @@ Status parse_identity(const Fields& f, Artifact& a) {
   const Checker& check = f.check;
   auto id = f.string("id", true);
   if (!id) return std::unexpected(id.error());
-  if (!is_name(**id, false)) return check.error(path + ".id", fmt::format("\"{}\" is not a valid id (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **id));
+  if (!is_name(**id, false))
+    return check.error(path + ".id",
+                       fmt::format("\"{}\" is not a valid id (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **id));
   a.id = **id;
 
   auto component = f.string("component", true);
   if (!component) return std::unexpected(component.error());
-  if (!is_name(**component, true)) return check.error(path + ".component", fmt::format("\"{}\" is not a valid component name (lowercase letters, digits, '-', '_')", **component));
+  if (!is_name(**component, true))
+    return check.error(path + ".component", fmt::format("\"{}\" is not a valid component name (lowercase letters, digits, '-', '_')", **component));
   a.component = **component;
 
   auto version = f.string("version", true);
   if (!version) return std::unexpected(version.error());
-  if (!is_name(**version, false)) return check.error(path + ".version", fmt::format("\"{}\" is not a valid version (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **version));
+  if (!is_name(**version, false))
+    return check.error(
+        path + ".version",
+        fmt::format("\"{}\" is not a valid version (letters, digits, '.', '-', '_', '+'; starting with a letter or digit)", **version));
   a.version = **version;
 
   auto channel = f.string("channel", false);
   if (!channel) return std::unexpected(channel.error());
   if (*channel) {
-    if (**channel != "stable" && **channel != "latest") return check.error(path + ".channel", fmt::format("expected \"stable\" or \"latest\", got \"{}\"", **channel));
+    if (**channel != "stable" && **channel != "latest")
+      return check.error(path + ".channel", fmt::format("expected \"stable\" or \"latest\", got \"{}\"", **channel));
     a.channel = **channel;
   }
 
   auto os = f.string("os", true);
   if (!os) return std::unexpected(os.error());
-  if (**os == "windows") a.os = TargetOs::windows;
-  else if (**os == "linux") a.os = TargetOs::linux;
-  else if (**os == "any") a.os = TargetOs::any;
-  else return check.error(path + ".os", fmt::format("expected \"windows\", \"linux\" or \"any\", got \"{}\"", **os));
+  if (**os == "windows")
+    a.os = TargetOs::windows;
+  else if (**os == "linux")
+    a.os = TargetOs::linux;
+  else if (**os == "any")
+    a.os = TargetOs::any;
+  else
+    return check.error(path + ".os", fmt::format("expected \"windows\", \"linux\" or \"any\", got \"{}\"", **os));
   return {};
 }
 
@@ -225,10 +235,14 @@ Status parse_contents(const Fields& f, Artifact& a) {
   const Checker& check = f.check;
   auto archive = f.string("archive", true);
   if (!archive) return std::unexpected(archive.error());
-  if (**archive == "zip") a.archive = ArchiveKind::zip;
-  else if (**archive == "tar.gz") a.archive = ArchiveKind::tar_gz;
-  else if (**archive == "none") a.archive = ArchiveKind::none;
-  else return check.error(path + ".archive", fmt::format("expected \"zip\", \"tar.gz\" or \"none\", got \"{}\"", **archive));
+  if (**archive == "zip")
+    a.archive = ArchiveKind::zip;
+  else if (**archive == "tar.gz")
+    a.archive = ArchiveKind::tar_gz;
+  else if (**archive == "none")
+    a.archive = ArchiveKind::none;
+  else
+    return check.error(path + ".archive", fmt::format("expected \"zip\", \"tar.gz\" or \"none\", got \"{}\"", **archive));
 
   auto root = f.string("root", false);
   if (!root) return std::unexpected(root.error());
@@ -292,11 +306,13 @@ Status check_set(const std::vector<Artifact>& artifacts, const Checker& check) {
       std::string path = fmt::format("artifacts[{}]", j);
       if (a.id == b.id) return check.error(path + ".id", fmt::format("\"{}\" is already the id of artifacts[{}]", b.id, i));
       if (a.component == b.component && a.version == b.version && a.sha256 != b.sha256) {
-        return check.error(path + ".version", fmt::format("artifacts[{}] installs {} {} from other bytes; one folder cannot hold both", i, b.component, b.version));
+        return check.error(path + ".version",
+                           fmt::format("artifacts[{}] installs {} {} from other bytes; one folder cannot hold both", i, b.component, b.version));
       }
       if (a.component == b.component && os_overlap(a.os, b.os) && channel_overlap(a.channel, b.channel)) {
-        return check.error(path + ".channel", fmt::format("artifacts[{}] is already the {} artifact for os \"{}\" in channel \"{}\"; give each a distinct os or channel",
-                                                          i, b.component, to_string(b.os), b.channel.value_or(a.channel.value_or("any"))));
+        return check.error(path + ".channel",
+                           fmt::format("artifacts[{}] is already the {} artifact for os \"{}\" in channel \"{}\"; give each a distinct os or channel",
+                                       i, b.component, to_string(b.os), b.channel.value_or(a.channel.value_or("any"))));
       }
     }
   }
@@ -307,25 +323,31 @@ Status check_set(const std::vector<Artifact>& artifacts, const Checker& check) {
 
 std::string_view to_string(ArchiveKind kind) {
   switch (kind) {
-    case ArchiveKind::zip: return "zip";
-    case ArchiveKind::tar_gz: return "tar.gz";
-    case ArchiveKind::none: return "none";
+    case ArchiveKind::zip:
+      return "zip";
+    case ArchiveKind::tar_gz:
+      return "tar.gz";
+    case ArchiveKind::none:
+      return "none";
   }
   return "?";
 }
 
 std::string_view to_string(TargetOs os) {
   switch (os) {
-    case TargetOs::windows: return "windows";
-    case TargetOs::linux: return "linux";
-    case TargetOs::any: return "any";
+    case TargetOs::windows:
+      return "windows";
+    case TargetOs::linux:
+      return "linux";
+    case TargetOs::any:
+      return "any";
   }
   return "?";
 }
 
 bool is_safe_relative_path(std::string_view path) {
-  if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos ||
-      path.find(':') != std::string_view::npos || path.find('\0') != std::string_view::npos) {
+  if (path.empty() || path.front() == '/' || path.find('\\') != std::string_view::npos || path.find(':') != std::string_view::npos ||
+      path.find('\0') != std::string_view::npos) {
     return false;
   }
   std::size_t start = 0;

@@ -18,7 +18,7 @@ DeviceAccess check_device_access(const std::filesystem::path&) { return {}; }
 #else
 DeviceAccess check_device_access(const std::filesystem::path& device) {
   DeviceAccess access;
-  struct stat info{};
+  struct stat info {};
   if (stat(device.c_str(), &info) != 0) return access;
   access.exists = true;
   int fd = open(device.c_str(), O_RDWR | O_CLOEXEC);

@@ -75,7 +75,8 @@ Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& ho
       Error busy{ErrorKind::locked,
                  holder ? fmt::format("Another zcuda process (pid {}) holds the lock {}", *holder, file)
                         : fmt::format("Another zcuda process holds the lock {}", file),
-                 "Wait for it to finish, or run without --no-wait to wait for it.", {}};
+                 "Wait for it to finish, or run without --no-wait to wait for it.",
+                 {}};
       if (holder) busy.notes.push_back(fmt::format("holder pid: {}", *holder));
       return std::unexpected(std::move(busy));
     }

@@ -74,8 +74,8 @@ void FileLock::release() {
 }
 
 Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how) {
-  HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                         nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_ALWAYS,
+                         FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE) return std::unexpected(io_error("open the lock file", file, last_error()));
   // Closes without touching the file: only the holder may clear the pid in it.
   struct Unheld {
@@ -97,7 +97,8 @@ Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& ho
       Error busy{ErrorKind::locked,
                  holder ? fmt::format("Another zcuda process (pid {}) holds the lock {}", *holder, file)
                         : fmt::format("Another zcuda process holds the lock {}", file),
-                 "Wait for it to finish, or run without --no-wait to wait for it.", {}};
+                 "Wait for it to finish, or run without --no-wait to wait for it.",
+                 {}};
       if (holder) busy.notes.push_back(fmt::format("holder pid: {}", *holder));
       return std::unexpected(std::move(busy));
     }

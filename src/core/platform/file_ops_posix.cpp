@@ -36,7 +36,7 @@ Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target)
 Status check_replaceable(const fs::path&) { return {}; }
 
 Result<FileIdentity> file_identity(const fs::path& file) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return std::unexpected(io_error("stat", file, std::error_code(errno, std::generic_category())));
   FileIdentity id;
   id.volume = static_cast<std::uint64_t>(st.st_dev);

@@ -31,8 +31,7 @@ Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target)
 Status check_replaceable(const fs::path& file) {
   // Opening for write and delete with no sharing fails while a program runs from the file or
   // holds it loaded as a DLL; nothing is changed by the check itself.
-  HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE | DELETE, 0, nullptr, OPEN_EXISTING,
-                         FILE_ATTRIBUTE_NORMAL, nullptr);
+  HANDLE h = CreateFileW(file.c_str(), GENERIC_READ | GENERIC_WRITE | DELETE, 0, nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h != INVALID_HANDLE_VALUE) {
     CloseHandle(h);
     return {};
@@ -53,8 +52,8 @@ namespace zcuda::platform {
 Result<FileIdentity> file_identity(const std::filesystem::path& file) {
   // FILE_READ_ATTRIBUTES with full sharing: works on files held open or running; backup
   // semantics lets it open folders too.
-  HANDLE h = CreateFileW(file.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                         OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  HANDLE h = CreateFileW(file.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                         FILE_FLAG_BACKUP_SEMANTICS, nullptr);
   if (h == INVALID_HANDLE_VALUE) {
     return std::unexpected(io_error("open", file, std::error_code(static_cast<int>(GetLastError()), std::system_category())));
   }

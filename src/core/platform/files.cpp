@@ -35,8 +35,7 @@ Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     content.append(buffer, static_cast<std::size_t>(in.gcount()));
     if (content.size() > max_bytes) {
-      return fail(ErrorKind::invalid_input,
-                  fmt::format("{} is larger than the {} bytes expected of it", path, max_bytes));
+      return fail(ErrorKind::invalid_input, fmt::format("{} is larger than the {} bytes expected of it", path, max_bytes));
     }
   }
   if (in.bad()) return std::unexpected(io_error("read", path, std::error_code(errno, std::generic_category())));

@@ -20,8 +20,7 @@ Result<UserFolders> user_folders() {
   PWSTR raw = nullptr;
   if (FAILED(SHGetKnownFolderPath(FOLDERID_LocalAppData, KF_FLAG_DEFAULT, nullptr, &raw))) {
     CoTaskMemFree(raw);
-    return fail(ErrorKind::environment, "Windows did not report the LocalAppData folder",
-                "Pass --home DIR or set ZCUDA_HOME.");
+    return fail(ErrorKind::environment, "Windows did not report the LocalAppData folder", "Pass --home DIR or set ZCUDA_HOME.");
   }
   std::filesystem::path local(raw);
   CoTaskMemFree(raw);
@@ -43,12 +42,10 @@ Result<UserFolders> user_folders() {
   auto cache = xdg("XDG_CACHE_HOME");
   auto state = xdg("XDG_STATE_HOME");
   if ((!data || !cache || !state) && (!home || home->empty())) {
-    return fail(ErrorKind::environment, "HOME is not set, so zcuda cannot choose its folders",
-                "Pass --home DIR or set ZCUDA_HOME.");
+    return fail(ErrorKind::environment, "HOME is not set, so zcuda cannot choose its folders", "Pass --home DIR or set ZCUDA_HOME.");
   }
   std::filesystem::path h = home ? std::filesystem::path(*home) : std::filesystem::path();
-  return UserFolders{data.value_or(h / ".local/share"), cache.value_or(h / ".cache"),
-                     state.value_or(h / ".local/state")};
+  return UserFolders{data.value_or(h / ".local/share"), cache.value_or(h / ".cache"), state.value_or(h / ".local/state")};
 }
 #endif
 

@@ -48,9 +48,8 @@ std::string quote_windows_argument(std::string_view arg) {
 
 std::string windows_command_line(std::string_view program, const std::vector<std::string>& args) {
   // The program name is parsed by different rules (no backslash escapes): quote it only when needed.
-  std::string line = program.find_first_of(" \t") == std::string_view::npos && !program.empty()
-                         ? std::string(program)
-                         : "\"" + std::string(program) + "\"";
+  std::string line =
+      program.find_first_of(" \t") == std::string_view::npos && !program.empty() ? std::string(program) : "\"" + std::string(program) + "\"";
   for (const auto& a : args) {
     line += ' ';
     line += quote_windows_argument(a);
@@ -71,15 +70,24 @@ void append_tail(std::string& tail, std::string_view data, std::size_t limit) {
 namespace {
 std::string_view exception_name(std::uint32_t code) {
   switch (code) {
-    case 0xC0000005u: return "access violation";
-    case 0xC000001Du: return "illegal instruction";
-    case 0xC0000094u: return "integer division by zero";
-    case 0xC00000FDu: return "stack overflow";
-    case 0xC0000135u: return "a required DLL was not found";
-    case 0xC0000139u: return "a DLL entry point was not found";
-    case 0xC0000409u: return "stack buffer overrun / fail-fast";
-    case 0xC000013Au: return "interrupted by Ctrl-C";
-    default: return "unhandled exception";
+    case 0xC0000005u:
+      return "access violation";
+    case 0xC000001Du:
+      return "illegal instruction";
+    case 0xC0000094u:
+      return "integer division by zero";
+    case 0xC00000FDu:
+      return "stack overflow";
+    case 0xC0000135u:
+      return "a required DLL was not found";
+    case 0xC0000139u:
+      return "a DLL entry point was not found";
+    case 0xC0000409u:
+      return "stack buffer overrun / fail-fast";
+    case 0xC000013Au:
+      return "interrupted by Ctrl-C";
+    default:
+      return "unhandled exception";
   }
 }
 }  // namespace

@@ -53,11 +53,11 @@ class SignalGuard {
  public:
   explicit SignalGuard(bool active) : active_(active) {
     if (!active_) return;
-    struct sigaction ignore{};
+    struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, &old_int_);
     sigaction(SIGQUIT, &ignore, &old_quit_);
-    struct sigaction forward{};
+    struct sigaction forward {};
     forward.sa_handler = forward_signal;
     sigemptyset(&forward.sa_mask);
     sigaction(SIGTERM, &forward, &old_term_);
@@ -76,11 +76,12 @@ class SignalGuard {
 
  private:
   bool active_;
-  struct sigaction old_int_{}, old_quit_{}, old_term_{}, old_hup_{};
+  struct sigaction old_int_ {
+  }, old_quit_{}, old_term_{}, old_hup_{};
 };
 
-[[noreturn]] void child_exec(const ProcessSpec& spec, const std::vector<char*>& argv, char** envp,
-                             int error_fd, int out_fd, int err_fd, pid_t parent) {
+[[noreturn]] void child_exec(const ProcessSpec& spec, const std::vector<char*>& argv, char** envp, int error_fd, int out_fd, int err_fd,
+                             pid_t parent) {
   // Restore default signal dispositions the parent may have changed.
   signal(SIGINT, SIG_DFL);
   signal(SIGQUIT, SIG_DFL);
@@ -191,8 +192,7 @@ struct Ending {
 };
 
 // Reads the child's stdout and stderr until both close, or kills its group on timeout or Ctrl-C.
-void read_streams(const ProcessSpec& spec, pid_t pid, int out_fd, int err_fd, Clock::time_point started, ProcessResult& result,
-                  Ending& ending) {
+void read_streams(const ProcessSpec& spec, pid_t pid, int out_fd, int err_fd, Clock::time_point started, ProcessResult& result, Ending& ending) {
   const bool tee = spec.streams == StreamMode::tee;
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_count = 2;

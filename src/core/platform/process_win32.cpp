@@ -126,9 +126,8 @@ std::wstring environment_block(const Environment& environment) {
   // CreateProcess accepts but is documented as required for some lookups, so sort properly.
   std::vector<std::wstring> entries;
   for (const auto& [key, value] : environment) entries.push_back(widen(key) + L"=" + widen(value));
-  std::sort(entries.begin(), entries.end(), [](const std::wstring& a, const std::wstring& b) {
-    return CompareStringOrdinal(a.c_str(), -1, b.c_str(), -1, TRUE) == CSTR_LESS_THAN;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const std::wstring& a, const std::wstring& b) { return CompareStringOrdinal(a.c_str(), -1, b.c_str(), -1, TRUE) == CSTR_LESS_THAN; });
   std::wstring block;
   for (const auto& e : entries) {
     block += e;
@@ -188,22 +187,27 @@ Error start_error(const std::string& program, DWORD code) {
   if (code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND) {
     return Error{ErrorKind::not_found, fmt::format("{} was not found", program), "Check the program's path, or that it is on PATH.", {}};
   }
-  return Error{ErrorKind::environment, fmt::format("Could not start {}: {}", program, win32::error_text(code)),
-               code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "", {}};
+  return Error{ErrorKind::environment,
+               fmt::format("Could not start {}: {}", program, win32::error_text(code)),
+               code == kElevationRequired ? "The program needs administrator rights: run zcuda from an elevated terminal." : "",
+               {}};
 }
 
 // Waits for the process in slices, so that Ctrl-C (spec.cancel) is seen while it runs, and ends
 // the tree on a timeout or Ctrl-C.
 void wait_with_limits(const ProcessSpec& spec, HANDLE process, HANDLE job, Clock::time_point started, ProcessResult& result) {
   const auto kill_tree = [&] {
-    if (job != nullptr) TerminateJobObject(job, 1); else TerminateProcess(process, 1);
+    if (job != nullptr)
+      TerminateJobObject(job, 1);
+    else
+      TerminateProcess(process, 1);
     WaitForSingleObject(process, INFINITE);
   };
   while (true) {
     long long slice_ms = spec.cancel != nullptr ? 100 : -1;  // -1: no limit
     if (spec.timeout) {
-      const long long left = std::max<long long>(
-          0, std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now()).count());
+      const long long left =
+          std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(started + *spec.timeout - Clock::now()).count());
       slice_ms = slice_ms < 0 ? left : std::min(slice_ms, left);
     }
     const DWORD slice = slice_ms < 0 ? INFINITE : static_cast<DWORD>(slice_ms);
@@ -282,7 +286,10 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     const bool finished = tail_state->done_cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return tail_state->done; });
     result.err_tail = tail_state->tail;
     lock.unlock();
-    if (finished) err_reader.join(); else err_reader.detach();
+    if (finished)
+      err_reader.join();
+    else
+      err_reader.detach();
   }
   if (out_reader.joinable()) out_reader.join();
   if (err_reader.joinable()) err_reader.join();

@@ -13,8 +13,7 @@ Result<std::filesystem::path> current_executable() {
   return path;
 }
 
-Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& program,
-                                             const std::optional<std::filesystem::path>& runtime_dir) {
+Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& program, const std::optional<std::filesystem::path>& runtime_dir) {
   RuntimeLaunch launch;
   launch.program_ = program;
   launch.environment_ = current_environment();

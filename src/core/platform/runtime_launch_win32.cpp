@@ -13,8 +13,7 @@ Result<std::filesystem::path> current_executable() {
   std::wstring buffer(32768, L'\0');
   const DWORD n = GetModuleFileNameW(nullptr, buffer.data(), static_cast<DWORD>(buffer.size()));
   if (n == 0 || n >= buffer.size()) {
-    return fail(ErrorKind::internal, "Could not find the running executable (GetModuleFileNameW error " +
-                                         std::to_string(GetLastError()) + ")");
+    return fail(ErrorKind::internal, "Could not find the running executable (GetModuleFileNameW error " + std::to_string(GetLastError()) + ")");
   }
   buffer.resize(n);
   return std::filesystem::path(buffer);
@@ -44,8 +43,7 @@ Status link_or_copy(const std::filesystem::path& from, const std::filesystem::pa
 
 }  // namespace
 
-Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& program,
-                                             const std::optional<std::filesystem::path>& runtime_dir) {
+Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& program, const std::optional<std::filesystem::path>& runtime_dir) {
   RuntimeLaunch launch;
   launch.program_ = program;
   launch.environment_ = current_environment();

@@ -20,7 +20,9 @@ SystemInfo system_info() {
   if (!build.empty() && std::atoi(build.c_str()) >= 22000 && info.os_name.find("Windows 10") == 0) info.os_name.replace(8, 2, "11");
   SYSTEM_INFO si{};
   GetNativeSystemInfo(&si);
-  info.architecture = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64 ? "x86_64" : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "arm64" : "x86";
+  info.architecture = si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_AMD64   ? "x86_64"
+                      : si.wProcessorArchitecture == PROCESSOR_ARCHITECTURE_ARM64 ? "arm64"
+                                                                                  : "x86";
   info.cpu = windows::read_hklm_string("HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0", "ProcessorNameString").value_or("");
   MEMORYSTATUSEX memory{};
   memory.dwLength = sizeof memory;

@@ -4,9 +4,7 @@
 namespace zcuda::platform::windows {
 
 namespace {
-std::unexpected<Error> not_windows(const char* what) {
-  return fail(ErrorKind::unsupported, std::string(what) + " is only available on Windows");
-}
+std::unexpected<Error> not_windows(const char* what) { return fail(ErrorKind::unsupported, std::string(what) + " is only available on Windows"); }
 }  // namespace
 
 bool process_is_elevated() { return false; }

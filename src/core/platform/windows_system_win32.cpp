@@ -36,8 +36,7 @@ std::optional<std::uint64_t> query_number(HKEY key, const wchar_t* name) {
   return std::nullopt;
 }
 
-constexpr const wchar_t* kDisplayClass =
-    L"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+constexpr const wchar_t* kDisplayClass = L"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
 
 }  // namespace
 
@@ -140,8 +139,8 @@ void read_variables(HKEY root, const wchar_t* path, const char* scope, std::map<
     const std::string utf8_name = narrow(value_name);
     std::erase_if(out, [&](const auto& entry) {
       const std::wstring known = widen(entry.first);
-      return CompareStringOrdinal(known.c_str(), static_cast<int>(known.size()), value_name.c_str(),
-                                  static_cast<int>(value_name.size()), TRUE) == CSTR_EQUAL;
+      return CompareStringOrdinal(known.c_str(), static_cast<int>(known.size()), value_name.c_str(), static_cast<int>(value_name.size()), TRUE) ==
+             CSTR_EQUAL;
     });
     out[utf8_name] = RegisteredVariable{narrow(*text), scope};
   }
@@ -182,8 +181,8 @@ Result<std::string> file_version(const std::filesystem::path& file) {
   if (!VerQueryValueW(data.data(), L"\\", reinterpret_cast<void**>(&info), &len) || info == nullptr) {
     return fail(ErrorKind::invalid_input, fmt::format("{} has an unreadable version resource", path_to_utf8(file)));
   }
-  return fmt::format("{}.{}.{}.{}", HIWORD(info->dwFileVersionMS), LOWORD(info->dwFileVersionMS),
-                     HIWORD(info->dwFileVersionLS), LOWORD(info->dwFileVersionLS));
+  return fmt::format("{}.{}.{}.{}", HIWORD(info->dwFileVersionMS), LOWORD(info->dwFileVersionMS), HIWORD(info->dwFileVersionLS),
+                     LOWORD(info->dwFileVersionLS));
 }
 
 Result<std::filesystem::path> system_directory() {

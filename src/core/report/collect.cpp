@@ -32,7 +32,8 @@ namespace {
 
 bool allowed_variable(const std::string& name) {
   static const char* prefixes[] = {"HIP_", "ROCR_", "ROCBLAS_", "HIPBLASLT_", "ZLUDA_", "TORCH_", "HSA_", "MIOPEN_", "CUDA_"};
-  static const std::set<std::string> exact = {"CUDA_PATH", "AMD_LOG_LEVEL", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "ROCM_PATH", "DISABLE_ADDMM_CUDA_LT"};
+  static const std::set<std::string> exact = {"CUDA_PATH", "AMD_LOG_LEVEL",        "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
+                                              "ROCM_PATH", "DISABLE_ADDMM_CUDA_LT"};
   if (exact.count(name)) return true;
   return std::any_of(std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.rfind(p, 0) == 0; });
 }
@@ -92,12 +93,9 @@ nlohmann::json installs_section(const CollectOptions& options) {
       components.push_back(component);
       continue;
     }
-    component["artifact"] = {{"id", receipt->id},
-                             {"version", receipt->version},
-                             {"sha256", receipt->sha256},
-                             {"url", receipt->entry.value("url", "")},
-                             {"source", receipt->source},
-                             {"installed_at", receipt->installed_at}};
+    component["artifact"] = {{"id", receipt->id},         {"version", receipt->version},
+                             {"sha256", receipt->sha256}, {"url", receipt->entry.value("url", "")},
+                             {"source", receipt->source}, {"installed_at", receipt->installed_at}};
     std::size_t checked = 0, missing = 0, changed = 0;
     nlohmann::json problems = nlohmann::json::array();
     for (const auto& file : receipt->files) {

@@ -33,9 +33,12 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
 std::string cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -81,7 +84,8 @@ std::string render_markdown(const nlohmann::json& r) {
   out += "| | |\n|---|---|\n";
   out += fmt::format("| zcuda | {} ({}) |\n", cell(str(r["zcuda"], "version")), cell(str(r["zcuda"], "build")));
   out += fmt::format("| OS | {} {} {} |\n", cell(str(sys, "os_name")), cell(str(sys, "os_version", "")), cell(str(sys, "architecture", "")));
-  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")), sys["ram_bytes"].is_number() ? format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
+  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")),
+                     sys["ram_bytes"].is_number() ? format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
   std::string gpus;
   for (const auto& g : d.value("gpus", nlohmann::json::array())) gpus += (gpus.empty() ? "" : "; ") + gpu_line(g);
   out += fmt::format("| GPU | {} |\n", cell(gpus.empty() ? "none found" : gpus));
@@ -90,9 +94,12 @@ std::string render_markdown(const nlohmann::json& r) {
   if (!drv.value("adrenalin_version", nlohmann::json(nullptr)).is_null()) driver += " (Adrenalin " + str(drv, "adrenalin_version") + ")";
   out += fmt::format("| Driver | {} |\n", cell(driver));
   const auto& rt = d.value("hip_runtime", nlohmann::json::object());
-  out += fmt::format("| HIP runtime | {} |\n", cell(rt.value("loaded", false) ? str(rt, "path") + (rt["file_version"].is_null() ? "" : " " + str(rt, "file_version")) : "not loaded"));
+  out += fmt::format(
+      "| HIP runtime | {} |\n",
+      cell(rt.value("loaded", false) ? str(rt, "path") + (rt["file_version"].is_null() ? "" : " " + str(rt, "file_version")) : "not loaded"));
   const auto& hip = d.value("hip", nlohmann::json(nullptr));
-  out += fmt::format("| HIP SDK / ROCm | {} |\n", cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
+  out += fmt::format("| HIP SDK / ROCm | {} |\n",
+                     cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
   std::string installed;
   for (const auto& c : r.value("installs", nlohmann::json::array())) {
     installed += fmt::format("{}{} {} ({})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
@@ -114,10 +121,11 @@ std::string render_markdown(const nlohmann::json& r) {
 
   std::string gpu_table = "| # | Name | vendor:device rev | gfx | VRAM | status | seen by |\n|---|---|---|---|---|---|---|\n";
   for (const auto& g : d.value("gpus", nlohmann::json::array())) {
-    gpu_table += fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")),
-                             g.value("vendor_id", 0u), g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "",
-                             str(g, "gfx"), g["vram_bytes"].is_number() ? format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
-                             cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
+    gpu_table +=
+        fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")), g.value("vendor_id", 0u),
+                    g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "", str(g, "gfx"),
+                    g["vram_bytes"].is_number() ? format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
+                    cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
   }
   out += details("GPUs", gpu_table);
 
@@ -127,7 +135,8 @@ std::string render_markdown(const nlohmann::json& r) {
       libs += fmt::format("| {} | {} | {} |\n", str(l, "component"), l.value("found", false) ? "yes" : "no", cell(str(l, "path", "")));
     }
     for (const auto& [gfx, k] : member(hip, "kernels").items()) {
-      libs += fmt::format("\nKernels for {}: rocBLAS {}, hipBLASLt {}\n", gfx, k.value("rocblas", false) ? "yes" : "no", k.value("hipblaslt", false) ? "yes" : "no");
+      libs += fmt::format("\nKernels for {}: rocBLAS {}, hipBLASLt {}\n", gfx, k.value("rocblas", false) ? "yes" : "no",
+                          k.value("hipblaslt", false) ? "yes" : "no");
     }
     out += details("HIP SDK / ROCm libraries and kernels", libs);
   }
@@ -135,7 +144,9 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string installs;
   for (const auto& c : r.value("installs", nlohmann::json::array())) {
     installs += fmt::format("- {} {}: integrity {}", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
-    if (c.contains("files_checked")) installs += fmt::format(" ({} files checked, {} missing, {} changed)", c["files_checked"].get<int>(), c["files_missing"].get<int>(), c["files_changed"].get<int>());
+    if (c.contains("files_checked"))
+      installs += fmt::format(" ({} files checked, {} missing, {} changed)", c["files_checked"].get<int>(), c["files_missing"].get<int>(),
+                              c["files_changed"].get<int>());
     installs += "\n";
     if (c.contains("artifact") && c["artifact"].is_object()) {
       installs += fmt::format("  - from {} (sha256 {})\n", str(c["artifact"], "url"), str(c["artifact"], "sha256"));
@@ -166,8 +177,7 @@ std::string render_markdown(const nlohmann::json& r) {
       continue;
     }
     runs += fmt::format("- {} `{}`: {} after {} s{}\n", record->started_utc, cell(record->program),
-                        record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code),
-                        record->seconds,
+                        record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code), record->seconds,
                         record->explained ? fmt::format("; known failure: {} (`{}`)", cell(record->explained->title), record->explained->id) : "");
   }
   out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);

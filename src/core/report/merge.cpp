@@ -37,9 +37,9 @@ std::string zluda_build(const nlohmann::json& report) {
 // One application on one GPU with one ZLUDA release: how its benches went, with the figure.
 struct AppRow {
   nlohmann::json key;
-  int verified = 0;     // ran and the output check passed on every run
-  int unchecked = 0;    // ran, but without an output check
-  int failed = 0;       // a run failed (crash, exit code, check)
+  int verified = 0;   // ran and the output check passed on every run
+  int unchecked = 0;  // ran, but without an output check
+  int failed = 0;     // a run failed (crash, exit code, check)
   std::vector<double> medians;
   std::string measure;
 };
@@ -56,7 +56,7 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
   struct Row {
     nlohmann::json key;
     std::map<std::string, std::map<std::string, int>> checks;  // check -> status -> count
-    std::map<std::string, int> levels;                          // the ladder's label -> count
+    std::map<std::string, int> levels;                         // the ladder's label -> count
     int reports = 0;
   };
   std::map<std::string, Row> rows;
@@ -71,10 +71,12 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
     if (!content) return std::unexpected(content.error());
     auto report = nlohmann::json::parse(*content, nullptr, false);
     if (report.is_discarded() || !report.is_object() || !report.contains("schema")) {
-      return fail(ErrorKind::invalid_input, fmt::format("{} is not a zcuda JSON report", file), "Produce reports with: zcuda report --json --output FILE");
+      return fail(ErrorKind::invalid_input, fmt::format("{} is not a zcuda JSON report", file),
+                  "Produce reports with: zcuda report --json --output FILE");
     }
     if (report["schema"] != kReportSchema) {
-      return fail(ErrorKind::invalid_input, fmt::format("{} has report schema {}, this zcuda reads {}", file, report["schema"].dump(), kReportSchema));
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("{} has report schema {}, this zcuda reads {}", file, report["schema"].dump(), kReportSchema));
     }
     const auto& detect = report.value("detect", nlohmann::json::object());
     // The verify results in verify's own JSON form (absent, or an `error` object, when there are none).
@@ -90,8 +92,8 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
     for (const auto& gpu : detect.value("gpus", nlohmann::json::array())) {
       if (gpu.value("vendor_id", 0) != 0x1002) continue;
       std::string gfx = text(gpu, "gfx");
-      nlohmann::json key = {{"gpu", text(gpu, "name")}, {"gfx", gfx}, {"os", text(report.value("system", nlohmann::json::object()), "os")},
-                            {"driver", driver}, {"hip_sdk", hip}, {"zluda", zluda_build(report)}};
+      nlohmann::json key = {{"gpu", text(gpu, "name")}, {"gfx", gfx},     {"os", text(report.value("system", nlohmann::json::object()), "os")},
+                            {"driver", driver},         {"hip_sdk", hip}, {"zluda", zluda_build(report)}};
       Row& row = rows[json_text(key, -1)];
       row.key = key;
       row.reports++;
@@ -121,9 +123,12 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
         if (!bench || !bench->complete) continue;
         for (const auto& v : bench->variants) {
           if (v.runtime.spec == "native") continue;
-          nlohmann::json app_key = {{"application", file_name(bench->app.path)}, {"app_sha256", bench->app.sha256.substr(0, 12)},
-                                {"gpu", text(gpu, "name")}, {"gfx", gfx}, {"os", text(report.value("system", nlohmann::json::object()), "os")},
-                                {"zluda", v.runtime.version.value_or(v.runtime.spec)}};
+          nlohmann::json app_key = {{"application", file_name(bench->app.path)},
+                                    {"app_sha256", bench->app.sha256.substr(0, 12)},
+                                    {"gpu", text(gpu, "name")},
+                                    {"gfx", gfx},
+                                    {"os", text(report.value("system", nlohmann::json::object()), "os")},
+                                    {"zluda", v.runtime.version.value_or(v.runtime.spec)}};
           AppRow& app = app_rows[json_text(app_key, -1)];
           app.key = app_key;
           app.measure = bench->comparison.measure;
@@ -216,7 +221,9 @@ std::string render_matrix_markdown(const nlohmann::json& m) {
   }
   const auto& apps = m.value("applications", nlohmann::json::array());
   if (!apps.empty()) {
-    out += "\n### Applications (zcuda bench)\n\n| application | GPU | gfx | OS | ZLUDA | status | median | measure |\n|---|---|---|---|---|---|---|---|\n";
+    out +=
+        "\n### Applications (zcuda bench)\n\n| application | GPU | gfx | OS | ZLUDA | status | median | measure "
+        "|\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& a : apps) {
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | `{}` |\n", text(a, "application"), text(a, "gpu"), text(a, "gfx"), text(a, "os"),
                          text(a, "zluda"), text(a, "status"), a["median"].is_number() ? fmt::format("{:.6g}", a["median"].get<double>()) : "—",
@@ -229,9 +236,10 @@ std::string render_matrix_markdown(const nlohmann::json& m) {
     out += "No candidate architecture has enough evidence to be called validated yet.\n";
   } else {
     for (const auto& r : ready) {
-      out += fmt::format("- **{}** is a candidate with {} piece(s) of evidence on ZLUDA (verify reports where every core check passed or was "
-                         "honestly unsupported, or benches whose output check passed on every run) and none against: it can be marked `validated`.\n",
-                         text(r, "gfx"), r.value("passing_reports", 0));
+      out += fmt::format(
+          "- **{}** is a candidate with {} piece(s) of evidence on ZLUDA (verify reports where every core check passed or was "
+          "honestly unsupported, or benches whose output check passed on every run) and none against: it can be marked `validated`.\n",
+          text(r, "gfx"), r.value("passing_reports", 0));
     }
   }
   out += "\n⚠ marks checks whose result differs between reports of the same configuration.\n";

@@ -44,13 +44,16 @@ Redactor Redactor::for_machine(const platform::SystemInfo& info, const platform:
   // Credentials in URLs: scheme://user:password@host
   add(R"(([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@"'<>]+@)", "$1<redacted-credentials>@");
   // Query parameters that carry secrets (signed URLs, API keys).
-  add(R"(([?&][^=&\s#"']*(?:token|key|secret|sig|signature|password|passwd|pwd|auth|credential|session)[^=&\s#"']*=)[^&\s#"']+)", "$1<redacted>", icase);
+  add(R"(([?&][^=&\s#"']*(?:token|key|secret|sig|signature|password|passwd|pwd|auth|credential|session)[^=&\s#"']*=)[^&\s#"']+)", "$1<redacted>",
+      icase);
   // Well-known token shapes.
-  add(R"(\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})\b)", "<redacted-token>");
+  add(R"(\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})\b)",
+      "<redacted-token>");
   add(R"(\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,})", "$1 <redacted>", icase);
   add(R"(\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,})", "<redacted-token>");
   // name=value / name: value where the name says secret.
-  add(R"(((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"',;&]+)", "$1$2<redacted>", icase);
+  add(R"(((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"',;&]+)",
+      "$1$2<redacted>", icase);
   add(R"([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})", "<email>");
   if (info.home_folder.size() > 1) add(path_pattern(info.home_folder), "<home>", icase);
   auto account_variable = [&](const char* name) -> std::string {
@@ -63,20 +66,16 @@ Redactor Redactor::for_machine(const platform::SystemInfo& info, const platform:
   // Doe\..."). The shared folders of every machine stay.
   const std::string slash = R"((?:/|\\{1,2}))";
   const std::string word = R"([^/\\\s"'<>|:*?]+)";
-  add("(?:[A-Za-z]:" + slash + "Users|/Users|/home)" + slash +
-          R"((?!(?:Public|Default|Default User|All Users|Shared)(?:[/\\"'<>\s]|$)))" + "(?:" + word + "(?: " + word +
-          R"()*(?=[/\\])|)" + word + ")",
+  add("(?:[A-Za-z]:" + slash + "Users|/Users|/home)" + slash + R"((?!(?:Public|Default|Default User|All Users|Shared)(?:[/\\"'<>\s]|$)))" +
+          "(?:" + word + "(?: " + word + R"()*(?=[/\\])|)" + word + ")",
       "<home>", icase);
   // Short names ("vm") match ordinary words when case is ignored: those match exactly.
   if (!info.host_name.empty() && info.host_name != "localhost") {
     add("\\b" + escape_regex(info.host_name) + "\\b", "<host>", info.host_name.size() >= 4 ? icase : std::regex::ECMAScript);
   }
-  std::vector<std::string> accounts = {info.user_name, account_variable("USER"), account_variable("LOGNAME"),
-                                       account_variable("USERNAME")};
+  std::vector<std::string> accounts = {info.user_name, account_variable("USER"), account_variable("LOGNAME"), account_variable("USERNAME")};
   // Longer names first ("alice2" before "alice"); equal ones side by side for unique().
-  std::sort(accounts.begin(), accounts.end(), [](const auto& a, const auto& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
-  });
+  std::sort(accounts.begin(), accounts.end(), [](const auto& a, const auto& b) { return a.size() != b.size() ? a.size() > b.size() : a < b; });
   accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
   for (const auto& account : accounts) {
     if (account.size() >= 2) add("\\b" + escape_regex(account) + "\\b", "<user>");

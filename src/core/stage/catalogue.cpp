@@ -29,8 +29,7 @@ constexpr Family kNvmlStub{"nvml", "NVML", "none (stub)", true,
 constexpr Family kCublas{"cublas", "cuBLAS", "rocBLAS", false, {}};
 constexpr Family kCublasLt{"cublaslt", "cuBLASLt", "hipBLASLt", false, {}};
 constexpr Family kCusparse{"cusparse", "cuSPARSE", "rocSPARSE", false, {}};
-constexpr Family kCufft{"cufft", "cuFFT", "none (stub)", false,
-                        "ZLUDA's cuFFT answers CUFFT_NOT_SUPPORTED to every call; FFTs will fail"};
+constexpr Family kCufft{"cufft", "cuFFT", "none (stub)", false, "ZLUDA's cuFFT answers CUFFT_NOT_SUPPORTED to every call; FFTs will fail"};
 constexpr Family kCudnn{"cudnn", "cuDNN", "MIOpen", false, {}};
 
 struct Pattern {
@@ -51,12 +50,8 @@ const Pattern kWindows[] = {
 
 // Linux: sonames and their development aliases, as ZLUDA's Linux archive links them.
 const Pattern kLinux[] = {
-    {R"(lib(nv)?cuda\.so(\.\d+)*)", &kCuda},
-    {R"(lib(nvidia-ml|nvml)\.so(\.\d+)*)", &kNvml},
-    {R"(libcublas\.so(\.\d+)*)", &kCublas},
-    {R"(libcublaslt\.so(\.\d+)*)", &kCublasLt},
-    {R"(libcusparse\.so(\.\d+)*)", &kCusparse},
-    {R"(libcufft\.so(\.\d+)*)", &kCufft},
+    {R"(lib(nv)?cuda\.so(\.\d+)*)", &kCuda},       {R"(lib(nvidia-ml|nvml)\.so(\.\d+)*)", &kNvml}, {R"(libcublas\.so(\.\d+)*)", &kCublas},
+    {R"(libcublaslt\.so(\.\d+)*)", &kCublasLt},    {R"(libcusparse\.so(\.\d+)*)", &kCusparse},     {R"(libcufft\.so(\.\d+)*)", &kCufft},
     {R"(libcudnn(64_\d+)?\.so(\.\d+)*)", &kCudnn},
 };
 
@@ -116,9 +111,7 @@ bool matches(const char* regex, std::string_view name) {
 
 }  // namespace
 
-bool same_name(std::string_view a, std::string_view b, Os os) {
-  return os == Os::windows ? ascii_lower(a) == ascii_lower(b) : a == b;
-}
+bool same_name(std::string_view a, std::string_view b, Os os) { return os == Os::windows ? ascii_lower(a) == ascii_lower(b) : a == b; }
 
 std::optional<Family> served_family(std::string_view name, Os os) {
   // Linux names are case-sensitive: the only capitals a served name has are cublasLt's.
@@ -134,9 +127,7 @@ std::optional<Family> served_family(std::string_view name, Os os) {
   return std::nullopt;
 }
 
-bool is_driver_companion(std::string_view name, Os os) {
-  return os == Os::windows && ascii_lower(name) == "nvcudart_hybrid64.dll";
-}
+bool is_driver_companion(std::string_view name, Os os) { return os == Os::windows && ascii_lower(name) == "nvcudart_hybrid64.dll"; }
 
 std::optional<std::string_view> nvidia_only_library(std::string_view name, Os os) {
   if (!may_be_cuda_name(ascii_lower(name))) return std::nullopt;
@@ -167,8 +158,7 @@ Result<std::vector<RuntimeFile>> scan_runtime(const fs::path& dir, Os os) {
   }
   if (ec) return std::unexpected(io_error("list", dir, ec));
   if (std::none_of(files.begin(), files.end(), [](const RuntimeFile& f) { return f.family.id == "cuda"; })) {
-    return fail(ErrorKind::not_found,
-                fmt::format("{} holds no CUDA driver library ({})", dir, os == Os::windows ? "nvcuda.dll" : "libcuda.so.1"),
+    return fail(ErrorKind::not_found, fmt::format("{} holds no CUDA driver library ({})", dir, os == Os::windows ? "nvcuda.dll" : "libcuda.so.1"),
                 "Point --runtime-dir at the folder with ZLUDA's files (the one holding nvcuda.dll or libcuda.so.1).");
   }
   std::sort(files.begin(), files.end(), [](const RuntimeFile& a, const RuntimeFile& b) { return a.name < b.name; });
@@ -190,8 +180,6 @@ Backends backends_from_detection(const detect::Profile& profile) {
   return backends;
 }
 
-bool has_backend(const Family& family, const Backends& backends) {
-  return family.id != "cudnn" || backends.miopen;
-}
+bool has_backend(const Family& family, const Backends& backends) { return family.id != "cudnn" || backends.miopen; }
 
 }  // namespace zcuda::stage

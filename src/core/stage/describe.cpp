@@ -15,11 +15,16 @@ namespace {
 
 std::string service_label(Service service, const ui::Style& style) {
   switch (service) {
-    case Service::served: return style.green("ZLUDA");
-    case Service::stub: return style.yellow("ZLUDA (stub)");
-    case Service::no_backend: return style.red("no backend");
-    case Service::not_in_runtime: return style.red("not in runtime");
-    case Service::nvidia: return "NVIDIA's";
+    case Service::served:
+      return style.green("ZLUDA");
+    case Service::stub:
+      return style.yellow("ZLUDA (stub)");
+    case Service::no_backend:
+      return style.red("no backend");
+    case Service::not_in_runtime:
+      return style.red("not in runtime");
+    case Service::nvidia:
+      return "NVIDIA's";
   }
   return "";
 }
@@ -38,8 +43,8 @@ std::string describe(const Recovery& r) {
 }
 
 std::string describe(const Plan& plan, const ui::Style& style) {
-  std::string out = fmt::format("App folder: {}\nRuntime:    {}\nScanned {} binar{}.\n", plan.root, plan.runtime_dir,
-                                plan.binaries_scanned, plan.binaries_scanned == 1 ? "y" : "ies");
+  std::string out = fmt::format("App folder: {}\nRuntime:    {}\nScanned {} binar{}.\n", plan.root, plan.runtime_dir, plan.binaries_scanned,
+                                plan.binaries_scanned == 1 ? "y" : "ies");
   if (!plan.names.empty()) {
     out += "\nCUDA libraries the program imports:\n";
     ui::Table table({"name", "library", "served by", "note"});

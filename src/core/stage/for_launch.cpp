@@ -12,8 +12,7 @@ namespace zcuda::stage {
 
 namespace fs = std::filesystem;
 
-Result<LaunchStaging> stage_for_launch(const fs::path& program, const fs::path& runtime_dir, platform::Os os,
-                                       const detect::Profile& detected) {
+Result<LaunchStaging> stage_for_launch(const fs::path& program, const fs::path& runtime_dir, platform::Os os, const detect::Profile& detected) {
   LaunchStaging out;
   if (!uses_cuda_libraries(program, os)) return out;
   PlanOptions options;
@@ -43,10 +42,11 @@ Result<std::optional<std::string>> unstage_for_native_launch(const fs::path& pro
   std::error_code ec;
   if (!fs::exists(journal_path(*root), ec)) return std::optional<std::string>();
   auto result = unstage(program, false);
-  if (!result) return std::unexpected(std::move(result.error()).with_note("the native run was not started: the folder still holds ZLUDA's libraries"));
+  if (!result)
+    return std::unexpected(std::move(result.error()).with_note("the native run was not started: the folder still holds ZLUDA's libraries"));
   if (!result->was_staged) return std::optional<std::string>();
-  return std::optional<std::string>(fmt::format("unstaged {} for the native run (restored {} file{})", *root, result->restored,
-                                                result->restored == 1 ? "" : "s"));
+  return std::optional<std::string>(
+      fmt::format("unstaged {} for the native run (restored {} file{})", *root, result->restored, result->restored == 1 ? "" : "s"));
 }
 
 Result<std::vector<RuntimeLibrary>> runtime_libraries(const fs::path& runtime_dir, platform::Os os) {

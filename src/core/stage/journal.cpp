@@ -39,10 +39,14 @@ bool is_contained(const fs::path& p) {
 
 std::string_view to_string(StepState state) {
   switch (state) {
-    case StepState::planned: return "planned";
-    case StepState::backed_up: return "backed_up";
-    case StepState::placed: return "placed";
-    case StepState::restored: return "restored";
+    case StepState::planned:
+      return "planned";
+    case StepState::backed_up:
+      return "backed_up";
+    case StepState::placed:
+      return "placed";
+    case StepState::restored:
+      return "restored";
   }
   return "planned";
 }
@@ -61,14 +65,8 @@ std::string to_json_text(const Journal& journal) {
                      {"backup", s.backup ? json(generic_path_to_utf8(*s.backup)) : json(nullptr)},
                      {"state", to_string(s.state)}});
   }
-  json out = {{"schema", kSchema},
-              {"operation", journal.operation},
-              {"complete", journal.complete},
-              {"root", journal.root},
-              {"runtime", journal.runtime},
-              {"zcuda", journal.zcuda_version},
-              {"started", journal.started},
-              {"steps", steps}};
+  json out = {{"schema", kSchema},          {"operation", journal.operation}, {"complete", journal.complete}, {"root", journal.root},
+              {"runtime", journal.runtime}, {"zcuda", journal.zcuda_version}, {"started", journal.started},   {"steps", steps}};
   return json_text(out) + "\n";
 }
 
@@ -131,8 +129,6 @@ Result<std::optional<Journal>> load_journal(const fs::path& root) {
   return std::optional<Journal>(std::move(*journal));
 }
 
-Status save_journal(const fs::path& root, const Journal& journal) {
-  return platform::write_file_atomic(journal_path(root), to_json_text(journal));
-}
+Status save_journal(const fs::path& root, const Journal& journal) { return platform::write_file_atomic(journal_path(root), to_json_text(journal)); }
 
 }  // namespace zcuda::stage

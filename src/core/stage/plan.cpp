@@ -30,9 +30,7 @@ namespace {
 constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 32;
 
-std::string fold(std::string_view name, Os os) {
-  return os == Os::windows ? ascii_lower(name) : std::string(name);
-}
+std::string fold(std::string_view name, Os os) { return os == Os::windows ? ascii_lower(name) : std::string(name); }
 
 bool is_candidate_binary(const fs::directory_entry& entry, Os os) {
   const std::string name = path_to_utf8(entry.path().filename());
@@ -62,11 +60,16 @@ struct Binary {
 
 std::string_view to_string(Service service) {
   switch (service) {
-    case Service::served: return "served";
-    case Service::stub: return "stub";
-    case Service::no_backend: return "no_backend";
-    case Service::not_in_runtime: return "not_in_runtime";
-    case Service::nvidia: return "nvidia";
+    case Service::served:
+      return "served";
+    case Service::stub:
+      return "stub";
+    case Service::no_backend:
+      return "no_backend";
+    case Service::not_in_runtime:
+      return "not_in_runtime";
+    case Service::nvidia:
+      return "nvidia";
   }
   return "served";
 }
@@ -217,8 +220,8 @@ class Placer {
 using RuntimeByName = std::map<std::string, const RuntimeFile*>;
 
 // Which runtime file goes where, and the CUDA names the binaries import (folded name -> entry).
-std::map<std::string, ImportedName> place_runtime(const std::vector<RuntimeFile>& runtime, const RuntimeByName& runtime_by_name,
-                                                  const Tree& tree, bool all, Os os, Placer& placer) {
+std::map<std::string, ImportedName> place_runtime(const std::vector<RuntimeFile>& runtime, const RuntimeByName& runtime_by_name, const Tree& tree,
+                                                  bool all, Os os, Placer& placer) {
   for (const auto& f : runtime) {
     if (f.family.driver_level && is_driver_name(f.name, os)) placer.place(fs::path(), f, "driver library, loaded by name: next to the program");
   }
@@ -272,8 +275,8 @@ void resolve_names(std::map<std::string, ImportedName>& names, const RuntimeByNa
         entry.note = fmt::format("this runtime has no {}; {} calls will not reach the GPU", entry.name, family->display);
       } else if (!has_backend(*family, plan.backends)) {
         entry.service = Service::no_backend;
-        entry.note = fmt::format("{} needs {}, which this machine lacks ({}); not staged, so the program fails when it uses {}",
-                                 family->display, family->backend, plan.backends.miopen_evidence, family->display);
+        entry.note = fmt::format("{} needs {}, which this machine lacks ({}); not staged, so the program fails when it uses {}", family->display,
+                                 family->backend, plan.backends.miopen_evidence, family->display);
       } else if (!family->stub_note.empty()) {
         entry.service = Service::stub;
         entry.note = std::string(family->stub_note);
@@ -283,10 +286,11 @@ void resolve_names(std::map<std::string, ImportedName>& names, const RuntimeByNa
       }
     } else {
       entry.service = Service::nvidia;
-      entry.note = entry.present_in_app
-                       ? fmt::format("ZLUDA does not replace {}: NVIDIA's file stays in use", entry.library)
-                       : fmt::format("ZLUDA does not replace {}, and NVIDIA's {} is not in the app folder: the program "
-                                     "needs it next to it or on PATH", entry.library, entry.name);
+      entry.note = entry.present_in_app ? fmt::format("ZLUDA does not replace {}: NVIDIA's file stays in use", entry.library)
+                                        : fmt::format(
+                                              "ZLUDA does not replace {}, and NVIDIA's {} is not in the app folder: the program "
+                                              "needs it next to it or on PATH",
+                                              entry.library, entry.name);
     }
     plan.names.push_back(std::move(entry));
   }

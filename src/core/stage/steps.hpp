@@ -29,13 +29,12 @@ Result<Ownership> classify_target(const std::filesystem::path& root, const Step&
 
 // Undoes one step: removes zcuda's file and puts the backup back. A target that is the user's
 // is moved to `kept_dir` when given, and is a conflict otherwise. Safe to repeat.
-Status undo_step(const std::filesystem::path& root, const Step& step, Ownership ownership,
-                 const std::optional<std::filesystem::path>& kept_dir, UnstageResult* counts);
+Status undo_step(const std::filesystem::path& root, const Step& step, Ownership ownership, const std::optional<std::filesystem::path>& kept_dir,
+                 UnstageResult* counts);
 
 // Undoes every step not yet restored, in reverse, recording progress in the journal, then
 // removes the stage folder (a kept/ folder stays).
-Status undo_all(const std::filesystem::path& root, Journal& journal, const std::optional<std::filesystem::path>& kept_dir,
-                UnstageResult* counts);
+Status undo_all(const std::filesystem::path& root, Journal& journal, const std::optional<std::filesystem::path>& kept_dir, UnstageResult* counts);
 
 // recover(), moving targets that are the user's into `kept_dir` when given (unstage --force).
 Result<std::optional<Recovery>> recover_with(const std::filesystem::path& root, const std::optional<std::filesystem::path>& kept_dir);

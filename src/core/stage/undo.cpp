@@ -71,8 +71,7 @@ Result<Ownership> classify_target(const fs::path& root, const Step& step) {
   return Ownership::users;
 }
 
-Status undo_step(const fs::path& root, const Step& step, Ownership ownership, const std::optional<fs::path>& kept_dir,
-                 UnstageResult* counts) {
+Status undo_step(const fs::path& root, const Step& step, Ownership ownership, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
   const fs::path target = root / step.path;
   std::error_code ec;
   fs::remove(temp_path(target), ec);  // a placement cut short; only zcuda writes that name
@@ -113,7 +112,6 @@ Status undo_step(const fs::path& root, const Step& step, Ownership ownership, co
   }
   return {};
 }
-
 
 Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
   for (auto it = journal.steps.rbegin(); it != journal.steps.rend(); ++it) {

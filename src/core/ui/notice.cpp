@@ -11,11 +11,20 @@ constexpr std::string_view kPrefix = "zcuda: ";
 std::string notice_text(const Style& style, NoticeKind kind, std::string_view text) {
   std::string label;
   switch (kind) {
-    case NoticeKind::notice: return std::string(text);
-    case NoticeKind::note: label = style.dim("note:"); break;
-    case NoticeKind::hint: label = style.cyan("hint:"); break;
-    case NoticeKind::warning: label = style.yellow("warning:"); break;
-    case NoticeKind::error: label = style.red(style.bold("error:")); break;
+    case NoticeKind::notice:
+      return std::string(text);
+    case NoticeKind::note:
+      label = style.dim("note:");
+      break;
+    case NoticeKind::hint:
+      label = style.cyan("hint:");
+      break;
+    case NoticeKind::warning:
+      label = style.yellow("warning:");
+      break;
+    case NoticeKind::error:
+      label = style.red(style.bold("error:"));
+      break;
   }
   return label + " " + std::string(text);
 }

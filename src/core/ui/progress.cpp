@@ -15,8 +15,7 @@ std::optional<double> eta_seconds(std::uint64_t received, std::optional<std::uin
   return static_cast<double>(*total - received) / bytes_per_second;
 }
 
-std::string format_progress(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total,
-                            double bytes_per_second, int width) {
+std::string format_progress(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total, double bytes_per_second, int width) {
   std::string figures = format_bytes(received);
   if (total) {
     figures += " / " + format_bytes(*total);
@@ -45,8 +44,7 @@ ProgressLine::ProgressLine(std::FILE* stream, bool enabled) : stream_(stream), e
 
 ProgressLine::~ProgressLine() { finish(); }
 
-void ProgressLine::update(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total,
-                          double bytes_per_second, bool force) {
+void ProgressLine::update(std::string_view label, std::uint64_t received, std::optional<std::uint64_t> total, double bytes_per_second, bool force) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
   if (!force && last_draw_ && now - *last_draw_ < std::chrono::milliseconds(100)) return;

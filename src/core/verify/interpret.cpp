@@ -8,9 +8,7 @@
 namespace zcuda::verify {
 namespace {
 
-std::string tail(const std::string& text, std::size_t max) {
-  return text.size() <= max ? text : "…" + text.substr(text.size() - max);
-}
+std::string tail(const std::string& text, std::size_t max) { return text.size() <= max ? text : "…" + text.substr(text.size() - max); }
 
 // The probe prints one JSON object on its last non-empty line (libraries may print before it).
 std::optional<nlohmann::json> probe_result(const std::string& out, const std::string& name) {
@@ -25,9 +23,7 @@ std::optional<nlohmann::json> probe_result(const std::string& out, const std::st
   return parsed;
 }
 
-bool known_probe_status(const std::string& s) {
-  return s == "pass" || s == "fail" || s == "unsupported" || s == "missing" || s == "error";
-}
+bool known_probe_status(const std::string& s) { return s == "pass" || s == "fail" || s == "unsupported" || s == "missing" || s == "error"; }
 
 // Every result line of the unit's checks, by check name (the first one for each).
 std::map<std::string, std::string> result_lines(const std::string& out, const std::vector<const CheckSpec*>& unit) {
@@ -107,8 +103,7 @@ CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& proc
   return r;
 }
 
-UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const platform::ProcessResult& process,
-                           std::chrono::seconds timeout) {
+UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const platform::ProcessResult& process, std::chrono::seconds timeout) {
   UnitOutcome outcome;
   if (unit.empty()) return outcome;
   const std::string group = unit.front()->group;

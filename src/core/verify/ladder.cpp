@@ -29,9 +29,8 @@ const CheckOutcome* find(const std::vector<CheckOutcome>& checks, std::string_vi
 }
 
 bool loaded(const std::vector<CheckOutcome>& checks, std::string_view role) {
-  return std::any_of(checks.begin(), checks.end(), [&](const CheckOutcome& c) {
-    return std::find(c.roles.begin(), c.roles.end(), role) != c.roles.end();
-  });
+  return std::any_of(checks.begin(), checks.end(),
+                     [&](const CheckOutcome& c) { return std::find(c.roles.begin(), c.roles.end(), role) != c.roles.end(); });
 }
 
 }  // namespace
@@ -70,33 +69,48 @@ Assessment assess(const std::vector<CheckOutcome>& checks, bool application_veri
 
 std::string_view id(Level level) {
   switch (level) {
-    case Level::none: return "none";
-    case Level::detected: return "detected";
-    case Level::loadable: return "loadable";
-    case Level::functional: return "functional";
-    case Level::application_verified: return "application-verified";
+    case Level::none:
+      return "none";
+    case Level::detected:
+      return "detected";
+    case Level::loadable:
+      return "loadable";
+    case Level::functional:
+      return "functional";
+    case Level::application_verified:
+      return "application-verified";
   }
   return "none";
 }
 
 std::string_view label(Level level) {
   switch (level) {
-    case Level::none: return "not detected";
-    case Level::detected: return "detected";
-    case Level::loadable: return "loadable";
-    case Level::functional: return "functional";
-    case Level::application_verified: return "application verified";
+    case Level::none:
+      return "not detected";
+    case Level::detected:
+      return "detected";
+    case Level::loadable:
+      return "loadable";
+    case Level::functional:
+      return "functional";
+    case Level::application_verified:
+      return "application verified";
   }
   return "not detected";
 }
 
 std::string_view meaning(Level level) {
   switch (level) {
-    case Level::none: return "no CUDA driver was found";
-    case Level::detected: return "a CUDA driver is there, but it does not initialise or a core library does not load";
-    case Level::loadable: return "the driver initialises and every core library loads, but not every core check passes";
-    case Level::functional: return "every core check computes correct results";
-    case Level::application_verified: return "every core check passes and an application bench's output was checked";
+    case Level::none:
+      return "no CUDA driver was found";
+    case Level::detected:
+      return "a CUDA driver is there, but it does not initialise or a core library does not load";
+    case Level::loadable:
+      return "the driver initialises and every core library loads, but not every core check passes";
+    case Level::functional:
+      return "every core check computes correct results";
+    case Level::application_verified:
+      return "every core check passes and an application bench's output was checked";
   }
   return "";
 }

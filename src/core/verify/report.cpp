@@ -31,9 +31,7 @@ std::string Report::device() const {
 
 bool Report::passed() const { return summarize(*this).passed; }
 
-nlohmann::json Report::level_json() const {
-  return ladder::to_json(ladder::assess(ladder::outcomes(checks), application_verified));
-}
+nlohmann::json Report::level_json() const { return ladder::to_json(ladder::assess(ladder::outcomes(checks), application_verified)); }
 
 Summary summarize(const Report& report) {
   Summary s;
@@ -42,8 +40,10 @@ Summary summarize(const Report& report) {
     if (c.core || report.explicit_selection) {
       ++s.counted;
       ++s.statuses[c.status];
-      if (c.status == "pass") ++s.counted_passed;
-      else s.passed = false;
+      if (c.status == "pass")
+        ++s.counted_passed;
+      else
+        s.passed = false;
     } else {
       ++s.others[c.status];
     }
@@ -83,10 +83,8 @@ void to_json(json& out, const Report& r) {
                       {"size", l.size ? json(*l.size) : json(nullptr)},
                       {"sha256", l.sha256.empty() ? json(nullptr) : json(l.sha256)}});
     }
-    json item = {{"name", c.name},     {"core", c.core},         {"status", c.status},
-                 {"detail", c.detail}, {"stack", c.stack},       {"device", c.device},
-                 {"seconds", c.seconds}, {"exit", c.exit},       {"libraries", libs},
-                 {"metrics", c.metrics}, {"error", c.error}};
+    json item = {{"name", c.name},       {"core", c.core}, {"status", c.status}, {"detail", c.detail},   {"stack", c.stack}, {"device", c.device},
+                 {"seconds", c.seconds}, {"exit", c.exit}, {"libraries", libs},  {"metrics", c.metrics}, {"error", c.error}};
     if (!c.stderr_tail.empty()) item["stderr"] = c.stderr_tail;
     item["shared_process"] = c.shared_process.empty() ? json(nullptr) : json(c.shared_process);
     list.push_back(std::move(item));

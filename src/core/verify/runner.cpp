@@ -78,8 +78,7 @@ void encode_for_launcher(platform::RuntimeLaunch& launch, const std::optional<la
   });
 }
 
-std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout,
-                                        const std::optional<launch::LauncherJoin>& join) {
+std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout, const std::optional<launch::LauncherJoin>& join) {
   if (!runtime.dir) return std::nullopt;
   const char* name = platform::current_os() == platform::Os::windows ? "cuda_check.exe" : "cuda_check";
   const auto program = *runtime.dir / name;
@@ -124,8 +123,8 @@ Result<Report> run(const Options& options) {
   if (!launch) return std::unexpected(launch.error());
   if (options.launcher_join && launch->method() == "zluda.exe") {
     // The most a probe process is given: two checks and the watchdog.
-    auto carried = launch::launcher_arguments(*options.launcher_join, zcuda::path_to_utf8(options.probe),
-                                              {"--check", "a", "--check", "b", "--watchdog", "60"});
+    auto carried =
+        launch::launcher_arguments(*options.launcher_join, zcuda::path_to_utf8(options.probe), {"--check", "a", "--check", "b", "--watchdog", "60"});
     if (!carried) return std::unexpected(std::move(carried.error()).with_note("zcuda verify starts zcuda-probe through zluda.exe"));
     encode_for_launcher(*launch, options.launcher_join);
   }

@@ -46,8 +46,7 @@ Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
 
 }  // namespace
 
-Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime,
-                                const home::Home& home) {
+Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home) {
   if (runtime_dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(*runtime_dir, ec)) {
@@ -61,8 +60,7 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
   if (!installed) return std::unexpected(installed.error());
   if (*installed) return **installed;
   if (runtime == "zluda") {
-    return fail(ErrorKind::not_found, "No ZLUDA is installed",
-                "Install one with 'zcuda install', or test a folder with --runtime-dir DIR.");
+    return fail(ErrorKind::not_found, "No ZLUDA is installed", "Install one with 'zcuda install', or test a folder with --runtime-dir DIR.");
   }
   return Runtime{"native", std::nullopt, "", "no ZLUDA installed"};
 }

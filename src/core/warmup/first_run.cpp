@@ -45,9 +45,10 @@ std::optional<std::string> first_run_notice(const fs::path& target, const fs::pa
   // Only now read the program's files: the common case (a warm cache) costs no scan.
   const auto scan = find_cuda_binaries(target, 1);
   if (scan.binaries.empty()) return std::nullopt;
-  return fmt::format("{}, so the first run may compile GPU kernels for minutes before it shows progress; "
-                     "'zcuda warmup {}' compiles them ahead of time",
-                     why, target);
+  return fmt::format(
+      "{}, so the first run may compile GPU kernels for minutes before it shows progress; "
+      "'zcuda warmup {}' compiles them ahead of time",
+      why, target);
 }
 
 std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir) {

@@ -14,8 +14,9 @@ Result<fs::path> find_precompile(const fs::path& runtime_dir, platform::Os os) {
   const fs::path tool = runtime_dir / (os == platform::Os::windows ? "zluda_precompile.exe" : "zluda_precompile");
   std::error_code ec;
   if (fs::is_regular_file(tool, ec)) return tool;
-  return fail(ErrorKind::environment, fmt::format("This ZLUDA runtime has no zluda_precompile ({} does not exist)", tool),
-              "Recent ZLUDA builds ship it beside their libraries: install one with 'zcuda install', or pass --runtime-dir with a build that has it.");
+  return fail(
+      ErrorKind::environment, fmt::format("This ZLUDA runtime has no zluda_precompile ({} does not exist)", tool),
+      "Recent ZLUDA builds ship it beside their libraries: install one with 'zcuda install', or pass --runtime-dir with a build that has it.");
 }
 
 namespace {
@@ -29,9 +30,8 @@ std::string tail(const std::string& text, std::size_t max_bytes = 2000) {
 
 }  // namespace
 
-Result<std::vector<FileResult>> precompile(const fs::path& tool, const std::vector<fs::path>& files,
-                                           const platform::Environment& environment, const Progress& progress,
-                                           const std::atomic<bool>* cancel) {
+Result<std::vector<FileResult>> precompile(const fs::path& tool, const std::vector<fs::path>& files, const platform::Environment& environment,
+                                           const Progress& progress, const std::atomic<bool>* cancel) {
   std::vector<FileResult> out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (cancel && cancel->load()) return fail(ErrorKind::interrupted, "Warm-up stopped before it finished");

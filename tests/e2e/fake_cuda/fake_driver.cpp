@@ -28,11 +28,20 @@ ZCUDA_EXPORT int cuDeviceGetName(char* name, int length, int) {
 }
 ZCUDA_EXPORT int cuDeviceGetAttribute(int* value, int attribute, int) {
   switch (attribute) {
-    case 75: *value = 9; break;      // compute capability major
-    case 76: *value = 0; break;      // minor
-    case 16: *value = 1; break;      // multiprocessors
-    case 97: *value = 49152; break;  // opt-in shared memory per block
-    default: *value = 0;
+    case 75:
+      *value = 9;
+      break;  // compute capability major
+    case 76:
+      *value = 0;
+      break;  // minor
+    case 16:
+      *value = 1;
+      break;  // multiprocessors
+    case 97:
+      *value = 49152;
+      break;  // opt-in shared memory per block
+    default:
+      *value = 0;
   }
   return kSuccess;
 }

@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 #endif
 
-
 #include <gtest/gtest.h>
 
 #include <zcuda/base/sha256.hpp>
@@ -143,14 +142,14 @@ INSTANTIATE_TEST_SUITE_P(Formats, Extract, ::testing::Values(ArchiveType::zip, A
 struct Hostile {
   const char* label;
   std::vector<Spec> entries;
-  const char* offending;   // the entry name the error must quote
-  bool tar_only = false;   // zip cannot carry hard links, devices or fifos
+  const char* offending;  // the entry name the error must quote
+  bool tar_only = false;  // zip cannot carry hard links, devices or fifos
 };
 
 std::vector<Hostile> hostile_cases() {
   using test::file;
-  using test::symlink;
   using test::hardlink;
+  using test::symlink;
   return {
       {"dotdot", {file("zluda/ok.dll", "x"), file("../escaped.txt", "x")}, "../escaped.txt"},
       {"dotdot_inside", {file("zluda/../../escaped.txt", "x")}, "zluda/../../escaped.txt"},
@@ -224,7 +223,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, HostileArchive, ::testing::ValuesIn(hostile_para
 TEST(ArchiveLinks, HardLinkInsideRootGetsTheTargetBytesAndDigest) {
   test::TempDir dir;
   const fs::path file = dir / "a.tar.gz";
-  test::write_archive(file, ArchiveType::tar_gz, {test::file("zluda/libzluda_ld.so", "loader"), test::hardlink("zluda/zluda_ld", "zluda/libzluda_ld.so")});
+  test::write_archive(file, ArchiveType::tar_gz,
+                      {test::file("zluda/libzluda_ld.so", "loader"), test::hardlink("zluda/zluda_ld", "zluda/libzluda_ld.so")});
   auto r = extract(file, Format::tar_gz, dir / "out", rooted("zluda"));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(test::read_file(dir / "out" / "zluda_ld"), "loader");

@@ -9,8 +9,14 @@ TEST(Ascii, FoldsOnlyAsciiLetters) {
   EXPECT_EQ(ascii_lower("CuBLAS64_12.DLL"), "cublas64_12.dll");
   EXPECT_EQ(ascii_upper("zluda-Token_1"), "ZLUDA-TOKEN_1");
   // Bytes of UTF-8 text (é is C3 A9; É is C3 89) pass through untouched: no locale decides.
-  EXPECT_EQ(ascii_lower("\xC3\x89" "COLE"), "\xC3\x89" "cole");
-  EXPECT_EQ(ascii_upper("\xC3\xA9" "cole"), "\xC3\xA9" "COLE");
+  EXPECT_EQ(ascii_lower("\xC3\x89"
+                        "COLE"),
+            "\xC3\x89"
+            "cole");
+  EXPECT_EQ(ascii_upper("\xC3\xA9"
+                        "cole"),
+            "\xC3\xA9"
+            "COLE");
 }
 
 TEST(Ascii, ComparesWithoutCase) {

@@ -23,15 +23,13 @@ class BenchCli : public ::testing::Test {
     args.insert(args.begin(), {"--home", path_to_utf8(tmp.path()), "bench"});
     return run_zcuda(args);
   }
-  std::vector<std::string> series(const std::string& count = "4") {
-    return {path_to_utf8(test_child()), "series", "sps", count, "500"};
-  }
+  std::vector<std::string> series(const std::string& count = "4") { return {path_to_utf8(test_child()), "series", "sps", count, "500"}; }
   TempDir tmp;
 };
 
 TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
-  std::vector<std::string> args = {"--json", "--a-runtime", "native", "--b-runtime", "native", "--b-env", "ZCUDA_TEST_FACTOR=0.5",
-                                   "--metric", "sps ([0-9.]+)", "--"};
+  std::vector<std::string> args = {"--json",  "--a-runtime",           "native",   "--b-runtime",   "native",
+                                   "--b-env", "ZCUDA_TEST_FACTOR=0.5", "--metric", "sps ([0-9.]+)", "--"};
   for (auto& a : series()) args.push_back(a);
   auto r = bench(args);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -53,8 +51,8 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
 }
 
 TEST_F(BenchCli, TextLeadsWithTheSentence) {
-  std::vector<std::string> args = {"--a-runtime", "native", "--b-runtime", "native", "--metric", "sps ([0-9.]+)",
-                                   "--a-label", "old", "--b-label", "new"};
+  std::vector<std::string> args = {"--a-runtime",   "native",    "--b-runtime", "native",    "--metric",
+                                   "sps ([0-9.]+)", "--a-label", "old",         "--b-label", "new"};
   for (auto& a : series()) args.push_back(a);
   auto r = bench(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -85,8 +83,8 @@ TEST_F(BenchCli, UsageErrorsAreUsageErrors) {
 }
 
 TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
-  auto r = bench({"--show-output", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", path_to_utf8(test_child()),
-                  "out", "hello from the program\n", "err", "and its stderr\n"});
+  auto r = bench({"--show-output", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", path_to_utf8(test_child()), "out",
+                  "hello from the program\n", "err", "and its stderr\n"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("hello from the program\nhello from the program\n")) << r.out;
   EXPECT_NE(r.err.find("and its stderr"), std::string::npos);
@@ -99,8 +97,8 @@ TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {
   BackgroundOptions options;
   options.out = out;
   options.err = tmp / "err.txt";
-  BackgroundProcess bench({ZCUDA_BIN, "--home", path_to_utf8(tmp.path()), "--json", "bench", "--a-runtime", "native", "--b-runtime",
-                           "native", path_to_utf8(test_child()), "touch", path_to_utf8(started), "sleep", "30000"},
+  BackgroundProcess bench({ZCUDA_BIN, "--home", path_to_utf8(tmp.path()), "--json", "bench", "--a-runtime", "native", "--b-runtime", "native",
+                           path_to_utf8(test_child()), "touch", path_to_utf8(started), "sleep", "30000"},
                           options);
   // The program says it is running by creating the file; then Ctrl-C.
   for (int i = 0; i < 300 && !fs::exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));

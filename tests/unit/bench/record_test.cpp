@@ -23,8 +23,11 @@ BenchRecord sample() {
     VariantRecord v;
     v.name = i == 0 ? "A" : "B";
     v.label = i == 0 ? "v6" : "v7";
-    v.runtime = {i == 0 ? "v6-preview.69" : "native", i == 0 ? "/home/zcuda/zluda" : "", i == 0 ? std::optional<std::string>("v6-preview.69") : std::nullopt,
-                 i == 0 ? "zluda.exe" : "direct", {{"libcuda.so.1", std::string(64, 'b')}}};
+    v.runtime = {i == 0 ? "v6-preview.69" : "native",
+                 i == 0 ? "/home/zcuda/zluda" : "",
+                 i == 0 ? std::optional<std::string>("v6-preview.69") : std::nullopt,
+                 i == 0 ? "zluda.exe" : "direct",
+                 {{"libcuda.so.1", std::string(64, 'b')}}};
     v.env = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"A", "x=y"}};
     for (int n = 1; n <= 2; ++n) {
       RunResult run;
@@ -46,8 +49,15 @@ BenchRecord sample() {
   failed.failure = "killed by signal 11 (SIGSEGV)";
   failed.output_tail = "Segmentation fault\n";
   r.variants[1].runs.push_back(failed);
-  r.comparison = {"overall_sps ([0-9.]+)", Better::higher, 1, -3.03, std::pair(-4.1, -1.9), Verdict::a_better,
-                  "B is 3.0% slower than A (95% CI 1.9% to 4.1%)", 20261203, 10000};
+  r.comparison = {"overall_sps ([0-9.]+)",
+                  Better::higher,
+                  1,
+                  -3.03,
+                  std::pair(-4.1, -1.9),
+                  Verdict::a_better,
+                  "B is 3.0% slower than A (95% CI 1.9% to 4.1%)",
+                  20261203,
+                  10000};
   r.machine = {"linux", {{"AMD Radeon RX 9060 XT", "amd", "gfx1200", "amdgpu"}}, "6.12.0", "6.4.0 at /opt/rocm", false};
   return r;
 }

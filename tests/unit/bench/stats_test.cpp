@@ -123,8 +123,9 @@ double aa_false_positive_rate(std::uint64_t seed, bool clustered) {
   const int series_count = 400;
   int false_positives = 0;
   for (int i = 0; i < series_count; ++i) {
-    auto c = clustered ? compare(clustered_series(engine, 1000), clustered_series(engine, 1000), Better::higher, {static_cast<std::uint64_t>(i), 1000})
-                       : compare(series(engine, 1000), series(engine, 1000), Better::higher, {static_cast<std::uint64_t>(i), 1000});
+    auto c = clustered
+                 ? compare(clustered_series(engine, 1000), clustered_series(engine, 1000), Better::higher, {static_cast<std::uint64_t>(i), 1000})
+                 : compare(series(engine, 1000), series(engine, 1000), Better::higher, {static_cast<std::uint64_t>(i), 1000});
     if (c && c->verdict != Verdict::no_clear_difference) ++false_positives;
   }
   return static_cast<double>(false_positives) / series_count;
@@ -148,11 +149,15 @@ TEST(BenchStats, AaFalsePositiveRateStaysNearFivePercent) {
 // throughout. Pooling the values as independent gives B 12.1% faster with a 95% CI of 4.2% to
 // 18.8%; by runs, the same figure with a wider interval (1.2% to 20.9% with the default seed).
 TEST(BenchStats, RunToRunVariationWidensTheInterval) {
-  const Runs a = {{452305.10, 488852.06, 454622.68, 567298.40}, {502972.40, 482082.76, 514612.28, 527700.71},
-                  {457081.69, 410232.37, 421425.44, 404880.59}, {527771.91, 521326.28, 482394.39, 446619.96},
+  const Runs a = {{452305.10, 488852.06, 454622.68, 567298.40},
+                  {502972.40, 482082.76, 514612.28, 527700.71},
+                  {457081.69, 410232.37, 421425.44, 404880.59},
+                  {527771.91, 521326.28, 482394.39, 446619.96},
                   {433881.72, 451152.11, 450961.94, 469505.27}};
-  const Runs b = {{514826.57, 494337.25, 519415.86, 519017.70}, {514539.80, 514513.57, 458654.47, 485859.26},
-                  {513422.67, 542822.49, 582884.13, 583272.93}, {541490.36, 532168.86, 540883.50, 542740.39},
+  const Runs b = {{514826.57, 494337.25, 519415.86, 519017.70},
+                  {514539.80, 514513.57, 458654.47, 485859.26},
+                  {513422.67, 542822.49, 582884.13, 583272.93},
+                  {541490.36, 532168.86, 540883.50, 542740.39},
                   {429248.42, 484722.42, 535296.51, 549129.37}};
   auto by_runs = compare(a, b, Better::higher);
   ASSERT_TRUE(by_runs);

@@ -21,16 +21,15 @@ std::vector<std::byte> bytes_of(const fs::path& path) {
   return out;
 }
 
-bool contains(const std::vector<std::string>& list, std::string_view name) {
-  return std::find(list.begin(), list.end(), name) != list.end();
-}
+bool contains(const std::vector<std::string>& list, std::string_view name) { return std::find(list.begin(), list.end(), name) != list.end(); }
 
 fs::path pe_file(const char* arch, const char* name) { return fs::path(ZCUDA_TEST_PE_DIR) / arch / name; }
 
-#define REQUIRE_PE(arch)                                                                          \
-  if (!fs::exists(pe_file(arch, "app.exe")))                                                    \
-  GTEST_SKIP() << arch "-w64-mingw32-gcc was not found at configure time "                      \
-                       "(scripts/install-deps.sh installs gcc-mingw-w64-x86-64 and -i686)"
+#define REQUIRE_PE(arch)                                  \
+  if (!fs::exists(pe_file(arch, "app.exe")))              \
+  GTEST_SKIP() << arch                                    \
+      "-w64-mingw32-gcc was not found at configure time " \
+      "(scripts/install-deps.sh installs gcc-mingw-w64-x86-64 and -i686)"
 
 TEST(ElfImports, SystemProgramNeedsLibc) {
   auto imports = read_imports("/bin/ls");
@@ -72,12 +71,34 @@ TEST(ElfImports, ThirtyTwoBitBigEndianHandMade) {
   // DT_NEEDED, DT_RPATH, DT_STRTAB, DT_STRSZ, DT_NULL, and a string table.
   std::vector<std::byte> f(0x200);
   auto put8 = [&](std::size_t at, unsigned v) { f[at] = static_cast<std::byte>(v); };
-  auto put16 = [&](std::size_t at, unsigned v) { put8(at, (v >> 8) & 0xff); put8(at + 1, v & 0xff); };
-  auto put32 = [&](std::size_t at, std::uint32_t v) { put16(at, v >> 16); put16(at + 2, v & 0xffff); };
-  put8(0, 0x7f); put8(1, 'E'); put8(2, 'L'); put8(3, 'F'); put8(4, 1); put8(5, 2); put8(6, 1);
-  put16(16, 3); put16(18, 8); put32(28, 52); put16(42, 32); put16(44, 2);
-  put32(52 + 0, 1); put32(52 + 4, 0); put32(52 + 8, 0x1000); put32(52 + 16, 0x200);   // PT_LOAD
-  put32(84 + 0, 2); put32(84 + 4, 0x100); put32(84 + 8, 0x1100); put32(84 + 16, 40);  // PT_DYNAMIC
+  auto put16 = [&](std::size_t at, unsigned v) {
+    put8(at, (v >> 8) & 0xff);
+    put8(at + 1, v & 0xff);
+  };
+  auto put32 = [&](std::size_t at, std::uint32_t v) {
+    put16(at, v >> 16);
+    put16(at + 2, v & 0xffff);
+  };
+  put8(0, 0x7f);
+  put8(1, 'E');
+  put8(2, 'L');
+  put8(3, 'F');
+  put8(4, 1);
+  put8(5, 2);
+  put8(6, 1);
+  put16(16, 3);
+  put16(18, 8);
+  put32(28, 52);
+  put16(42, 32);
+  put16(44, 2);
+  put32(52 + 0, 1);
+  put32(52 + 4, 0);
+  put32(52 + 8, 0x1000);
+  put32(52 + 16, 0x200);  // PT_LOAD
+  put32(84 + 0, 2);
+  put32(84 + 4, 0x100);
+  put32(84 + 8, 0x1100);
+  put32(84 + 16, 40);  // PT_DYNAMIC
   const std::uint32_t dyn[] = {1, 1, 15, 14, 5, 0x1180, 10, 32, 0, 0};
   for (std::size_t i = 0; i < 10; ++i) put32(0x100 + 4 * i, dyn[i]);
   const char strings[] = "\0libcuda.so.1\0/opt/a:/opt/b\0";
@@ -141,7 +162,9 @@ TEST(Sniff, ScriptsAndDataAreNeither) {
 
 TEST(Sniff, TruncatedHeaderClaimingElfIsAnError) {
   test::TempDir dir;
-  test::write_file(dir / "fake.so", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  test::write_file(dir / "fake.so", std::string("\x7f"
+                                                "ELF\x02\x01\x01",
+                                                7));
   auto imports = read_imports(dir / "fake.so");
   ASSERT_FALSE(imports);
   EXPECT_EQ(imports.error().kind, ErrorKind::invalid_input);

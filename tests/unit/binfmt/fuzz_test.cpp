@@ -54,11 +54,15 @@ void mutate(std::vector<std::uint8_t>& f, std::mt19937_64& rng) {
     // Most of the interesting structure is in the first few KiB.
     const std::size_t at = (rng() % 4 != 0) ? pick(std::min<std::size_t>(f.size(), 4096)) : pick(f.size());
     switch (rng() % 6) {
-      case 0: f[at] = static_cast<std::uint8_t>(rng()); break;
-      case 1: f[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+      case 0:
+        f[at] = static_cast<std::uint8_t>(rng());
+        break;
+      case 1:
+        f[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        break;
       case 2: {
-        static constexpr std::uint64_t kBoundaries[] = {0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0x80000000,
-                                                        0xffffffff, 0x7fffffffffffffffull, 0xffffffffffffffffull};
+        static constexpr std::uint64_t kBoundaries[] = {
+            0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffffull, 0xffffffffffffffffull};
         const std::uint64_t v = kBoundaries[rng() % std::size(kBoundaries)];
         const std::size_t width = (rng() % 2) ? 4 : 8;
         if (at + width <= f.size()) std::memcpy(f.data() + at, &v, width);
@@ -69,7 +73,9 @@ void mutate(std::vector<std::uint8_t>& f, std::mt19937_64& rng) {
         if (at + 4 <= f.size()) std::memcpy(f.data() + at, &v, 4);
         break;
       }
-      case 4: f.resize(pick(f.size()) + 1); break;
+      case 4:
+        f.resize(pick(f.size()) + 1);
+        break;
       default: {
         const std::size_t from = pick(f.size()), len = pick(64);
         if (from + len <= f.size() && at + len <= f.size()) std::memmove(f.data() + at, f.data() + from, len);
@@ -108,8 +114,13 @@ TEST(BinfmtFuzz, RandomAndTinyInputsNeverCrash) {
     for (auto& b : f) b = static_cast<std::uint8_t>(rng());
     // Give half of them a valid magic so the parsers go past the first check.
     if (f.size() >= 4 && (i % 2) == 0) {
-      if (i % 4 == 0) std::memcpy(f.data(), "\x7f" "ELF", 4);
-      else std::memcpy(f.data(), "MZ", 2);
+      if (i % 4 == 0)
+        std::memcpy(f.data(),
+                    "\x7f"
+                    "ELF",
+                    4);
+      else
+        std::memcpy(f.data(), "MZ", 2);
     }
     LLVMFuzzerTestOneInput(f.data(), f.size());
   }

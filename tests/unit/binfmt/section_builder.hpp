@@ -34,15 +34,18 @@ inline std::string elf_with_sections(const std::vector<std::string>& names, cons
   names_table += std::string(".shstrtab") + '\0';
 
   std::string out(64, '\0');
-  out[0] = 0x7f; out[1] = 'E'; out[2] = 'L'; out[3] = 'F';
-  out[4] = 2;  // 64-bit
-  out[5] = 1;  // little-endian
-  out[6] = 1;  // version
+  out[0] = 0x7f;
+  out[1] = 'E';
+  out[2] = 'L';
+  out[3] = 'F';
+  out[4] = 2;                // 64-bit
+  out[5] = 1;                // little-endian
+  out[6] = 1;                // version
   put_le(out, 16, 1, 2);     // ET_REL
   put_le(out, 18, 0x3e, 2);  // x86-64
   put_le(out, 20, 1, 4);
-  put_le(out, 52, 64, 2);    // e_ehsize
-  put_le(out, 58, 64, 2);    // e_shentsize
+  put_le(out, 52, 64, 2);                                       // e_ehsize
+  put_le(out, 58, 64, 2);                                       // e_shentsize
   std::vector<std::pair<std::uint64_t, std::uint64_t>> placed;  // offset, size per section
   for (std::size_t i = 0; i < names.size(); ++i) {
     placed.push_back({out.size(), content.size()});
@@ -55,7 +58,7 @@ inline std::string elf_with_sections(const std::vector<std::string>& names, cons
   const std::uint16_t shnum = static_cast<std::uint16_t>(names.size() + 2);
   put_le(out, 40, shoff, 8);
   put_le(out, 60, shnum, 2);
-  put_le(out, 62, shnum - 1, 2);  // .shstrtab is last
+  put_le(out, 62, shnum - 1, 2);         // .shstrtab is last
   out.resize(shoff + 64 * shnum, '\0');  // section 0 is the null section
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::size_t h = shoff + 64 * (i + 1);
@@ -77,7 +80,8 @@ inline std::string elf_with_sections(const std::vector<std::string>& names, cons
 // A PE32+ image whose section table lists `names` (at most 8 bytes each), each with `content`.
 inline std::string pe_with_sections(const std::vector<std::string>& names, const std::string& content = fatbin_bytes()) {
   std::string out(0x40, '\0');
-  out[0] = 'M'; out[1] = 'Z';
+  out[0] = 'M';
+  out[1] = 'Z';
   put_le(out, 0x3c, 0x40, 4);
   out += std::string("PE\0\0", 4);
   const std::size_t coff = 0x44;

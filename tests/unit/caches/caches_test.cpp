@@ -46,7 +46,8 @@ TEST(Caches, DefaultFolders) {
   EXPECT_EQ(found["zluda"], std::vector<fs::path>{(w.tmp / "local" / "zluda" / "ComputeCache").lexically_normal()});
   EXPECT_EQ(found["miopen"], (std::vector<fs::path>{(home / ".miopen").lexically_normal(), (home / ".cache" / "miopen").lexically_normal()}));
   EXPECT_EQ(found["triton"], std::vector<fs::path>{(home / ".triton" / "cache").lexically_normal()});
-  EXPECT_EQ(found["torchinductor"], std::vector<fs::path>{(w.tmp / "temp" / zcuda::path_from_utf8("torchinductor_jos\xc3\xa9_x")).lexically_normal()});
+  EXPECT_EQ(found["torchinductor"],
+            std::vector<fs::path>{(w.tmp / "temp" / zcuda::path_from_utf8("torchinductor_jos\xc3\xa9_x")).lexically_normal()});
 }
 
 TEST(Caches, VariablesNameFoldersAndRelativeOnesAreIgnored) {

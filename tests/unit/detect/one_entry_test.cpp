@@ -128,7 +128,7 @@ TEST(OneEntry, ContainerWithoutPciSysfsListsTheCardOnce) {
 
 TEST(OneEntry, DrmCardWithoutAnyAddressIsMatchedByItsIdsWhenUnambiguous) {
   SysfsTree tree;
-  tree.drm_card_copied(0, 0x7590);        // a copied tree: no link, no slot name
+  tree.drm_card_copied(0, 0x7590);      // a copied tree: no link, no slot name
   tree.kfd_node(1, 0x7590, 0x03, 128);  // KFD knows the address
   Profile p = detect_tree(tree);
   ASSERT_EQ(p.gpus.size(), 1u);

@@ -32,9 +32,9 @@ TEST(GfxTarget, DecodesKernelEncoding) {
   EXPECT_EQ(gfx_from_target_version(90010).value(), "gfx90a");
   EXPECT_EQ(gfx_from_target_version(100306).value(), "gfx1036");
   EXPECT_EQ(gfx_from_target_version(0).value(), "");
-  EXPECT_FALSE(gfx_from_target_version(120016));   // stepping above 0xf
-  EXPECT_FALSE(gfx_from_target_version(121600));   // minor above 0xf
-  EXPECT_FALSE(gfx_from_target_version(99));       // no major
+  EXPECT_FALSE(gfx_from_target_version(120016));  // stepping above 0xf
+  EXPECT_FALSE(gfx_from_target_version(121600));  // minor above 0xf
+  EXPECT_FALSE(gfx_from_target_version(99));      // no major
 }
 
 TEST(AmdgpuIds, ParsesLibdrmFormat) {

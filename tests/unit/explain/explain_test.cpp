@@ -111,18 +111,21 @@ TEST(KnowledgeBase, ManifestFileIsTheOneCompiledIn) {
   EXPECT_EQ(parsed->entries.size(), kb().entries.size());
 }
 
-std::string with_entry(const std::string& entry_json) {
-  return R"({"format": 1, "entries": [)" + entry_json + "]}";
-}
+std::string with_entry(const std::string& entry_json) { return R"({"format": 1, "entries": [)" + entry_json + "]}"; }
 
 TEST(KnowledgeBase, ValidationRefusesBrokenEntries) {
-  const std::string good = R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})";
+  const std::string good =
+      R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})";
   ASSERT_TRUE(explain::parse_knowledge_base(with_entry(good)));
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"({"id": "x", "title": "t", "patterns": ["(abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})", "regular expression"},
-      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["xyz"], "cause": "c", "fix": "f", "facts": [], "source": "s"})", "do not match its sample"},
-      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": ["weather"], "source": "s"})", "unknown fact"},
-      {R"({"id": "x", "title": "{captured}", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})", "no group"},
+      {R"({"id": "x", "title": "t", "patterns": ["(abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+       "regular expression"},
+      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["xyz"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+       "do not match its sample"},
+      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": ["weather"], "source": "s"})",
+       "unknown fact"},
+      {R"({"id": "x", "title": "{captured}", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+       "no group"},
       {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": []})", "source"},
       {R"({"id": "X Y", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})", "kebab"},
       {good + "," + good, "twice"},
@@ -143,7 +146,8 @@ TEST(Explain, UnknownTextMatchesNothing) {
 }
 
 TEST(Explain, SeveralFailuresInALogComeInTheirOrder) {
-  const auto matches = explain::match_text(kb(), "ZLUDA failed to load MIOpen.dll\r\nlater\r\nNo CUDA GPUs are available\r\nZLUDA failed to load rocblas.dll\r\n");
+  const auto matches =
+      explain::match_text(kb(), "ZLUDA failed to load MIOpen.dll\r\nlater\r\nNo CUDA GPUs are available\r\nZLUDA failed to load rocblas.dll\r\n");
   ASSERT_EQ(matches.size(), 2u);
   EXPECT_EQ(matches[0].entry->id, "zluda-perf-library-not-loaded");
   EXPECT_EQ(matches[0].captured, "MIOpen.dll");

@@ -28,8 +28,7 @@ TEST_F(FetchTest, MissingFileUrlFallsBackToTheNextMirror) {
   test::HttpServer server;
   std::string body = make_body(1000);
   server.serve("/a", {.body = body});
-  auto got = fetch(request_for(body, {test::file_url(dir / "absent.zip"), server.url("/a")}), cache,
-                   fast_options());
+  auto got = fetch(request_for(body, {test::file_url(dir / "absent.zip"), server.url("/a")}), cache, fast_options());
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->source, server.url("/a"));
 }

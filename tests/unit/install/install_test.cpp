@@ -1,6 +1,5 @@
 #include <fstream>
 
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -44,9 +43,17 @@ struct Fixture {
   }
 
   json entry(std::string id = "zluda-test", std::string version = "v1") const {
-    return {{"id", id}, {"component", "zluda"}, {"version", version}, {"os", "any"}, {"url", test::file_url(archive)},
-            {"sha256", sha256}, {"size", size}, {"archive", "zip"}, {"root", "zluda"},
-            {"license", "MIT"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
+    return {{"id", id},
+            {"component", "zluda"},
+            {"version", version},
+            {"os", "any"},
+            {"url", test::file_url(archive)},
+            {"sha256", sha256},
+            {"size", size},
+            {"archive", "zip"},
+            {"root", "zluda"},
+            {"license", "MIT"},
+            {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
   }
 
   manifest::Manifest manifest(std::vector<json> entries = {}) const {

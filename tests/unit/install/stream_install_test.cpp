@@ -78,9 +78,17 @@ struct Scene {
   }
 
   json entry(const std::string& url) const {
-    return {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"}, {"url", url},
-            {"sha256", sha256}, {"size", bytes.size()}, {"archive", type == test::ArchiveType::zip ? "zip" : "tar.gz"},
-            {"root", "zluda"}, {"license", "MIT"}, {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
+    return {{"id", "zluda-test"},
+            {"component", "zluda"},
+            {"version", "v1"},
+            {"os", "any"},
+            {"url", url},
+            {"sha256", sha256},
+            {"size", bytes.size()},
+            {"archive", type == test::ArchiveType::zip ? "zip" : "tar.gz"},
+            {"root", "zluda"},
+            {"license", "MIT"},
+            {"expected_files", {"nvcuda.dll", "zluda.exe"}}};
   }
 
   Outcome install(const home::Home& h, const std::string& url, Options options = {}) const {
@@ -242,7 +250,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, Streamed, ::testing::Values(test::ArchiveType:
 // A zip whose central directory names an entry differently from its local header: the streamed
 // extraction read the local headers, other tools read the central directory; refused.
 TEST(StreamedZip, ACentralDirectoryThatDisagreesWithTheLocalHeadersIsRefused) {
-  if (platform::current_os() == platform::Os::windows) GTEST_SKIP() << "Windows installs sequentially, from the central directory alone (docs/install.md)";
+  if (platform::current_os() == platform::Os::windows)
+    GTEST_SKIP() << "Windows installs sequentially, from the central directory alone (docs/install.md)";
   Scene s(test::ArchiveType::zip);
   const std::string name = "zluda/lib3.so";
   const auto last = s.bytes.rfind(name);

@@ -10,8 +10,8 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-const Args hostile = {"",     " ",          "a b",     "\"quoted\"", "it's", "back\\slash", "trail\\", "\\\"",
-                      "\xC3\xBCn\xC3\xAF", "--",       "a\tb",    "x\\\\\"y",   "\"",   "\\\\",        "--json", "%PATH%"};
+const Args hostile = {"",   " ",    "a b",      "\"quoted\"", "it's", "back\\slash", "trail\\", "\\\"", "\xC3\xBCn\xC3\xAF",
+                      "--", "a\tb", "x\\\\\"y", "\"",         "\\\\", "--json",      "%PATH%"};
 
 // What the target receives when this launcher gets these arguments after "--".
 Args received_through(LauncherJoin join, const Args& launcher_args) {
@@ -20,8 +20,7 @@ Args received_through(LauncherJoin join, const Args& launcher_args) {
 }
 
 TEST(SplitWindowsCommandLine, FollowsCommandLineToArgvW) {
-  EXPECT_EQ(split_windows_command_line(R"(prog a "b c" "" d\"e f\\"g h" i\\\\j)"),
-            (Args{"prog", "a", "b c", "", "d\"e", "f\\g h", "i\\\\\\\\j"}));
+  EXPECT_EQ(split_windows_command_line(R"(prog a "b c" "" d\"e f\\"g h" i\\\\j)"), (Args{"prog", "a", "b c", "", "d\"e", "f\\g h", "i\\\\\\\\j"}));
   // The program name: no escapes, a quoted one ends at the next quote.
   EXPECT_EQ(split_windows_command_line(R"("C:\Program Files\a\b.exe" x)"), (Args{"C:\\Program Files\\a\\b.exe", "x"}));
   EXPECT_EQ(split_windows_command_line(R"(C:\Program Files\a.exe x)"), (Args{"C:\\Program", "Files\\a.exe", "x"}));

@@ -17,8 +17,23 @@ namespace {
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
-const Args hostile = {"",        " ",      "a b",         "\"quoted\"", "it's", "back\\slash", "trail\\", "\\\"",
-                      "\xC3\xBCn\xC3\xAF\xC2\xA9\xC3\xB8" "d\xC3\xA9", "--json", "-v", "--", "a\tb", "x\\\\\"y", "\"", "%PATH%"};
+const Args hostile = {"",
+                      " ",
+                      "a b",
+                      "\"quoted\"",
+                      "it's",
+                      "back\\slash",
+                      "trail\\",
+                      "\\\"",
+                      "\xC3\xBCn\xC3\xAF\xC2\xA9\xC3\xB8"
+                      "d\xC3\xA9",
+                      "--json",
+                      "-v",
+                      "--",
+                      "a\tb",
+                      "x\\\\\"y",
+                      "\"",
+                      "%PATH%"};
 
 class LauncherRun : public ::testing::Test {
  protected:
@@ -43,8 +58,8 @@ class LauncherRun : public ::testing::Test {
   }
 
   CommandResult run(const fs::path& runtime, const Args& args, const Args& flags = {}) {
-    Args argv = {"--home", zcuda::path_to_utf8(tmp.path() / "home"), "run", "--runtime-dir", zcuda::path_to_utf8(runtime),
-                 "--no-stage", "--no-detect"};
+    Args argv = {"--home",     zcuda::path_to_utf8(tmp.path() / "home"), "run", "--runtime-dir", zcuda::path_to_utf8(runtime), "--no-stage",
+                 "--no-detect"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.push_back(zcuda::path_to_utf8(target));
     argv.push_back("argdump");
@@ -114,8 +129,8 @@ TEST_F(LauncherRun, VerifysProbesGoThroughTheSameEncoding) {
   const auto runtime = runtime_with(FAKE_ZLUDA_spaces);
   CommandOptions options;
   options.set_env["ZCUDA_TEST_PROBE"] = zcuda::path_to_utf8(probe);
-  auto r = run_zcuda({"--home", zcuda::path_to_utf8(tmp.path() / "home"), "--json", "verify", "--runtime-dir",
-                      zcuda::path_to_utf8(runtime), "--check", "driver.init"},
+  auto r = run_zcuda({"--home", zcuda::path_to_utf8(tmp.path() / "home"), "--json", "verify", "--runtime-dir", zcuda::path_to_utf8(runtime),
+                      "--check", "driver.init"},
                      options);
   EXPECT_NE(r.out.find("driver.init"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("without printing a result"), std::string::npos) << r.out;

@@ -52,7 +52,15 @@ TEST(EchoOutput, IsFoundAmongOtherLines) {
 
 // The real zcuda-probe, run with the variable, prints exactly the arguments it was given.
 TEST(EchoOutput, TheProbeEchoesItsArguments) {
-  const Args hostile = {"a b", "", "\"q\"", "back\\", "\xC3\xBCnic\xC3\xB6" "de", "--check", "\\\\\"", "\t"};
+  const Args hostile = {"a b",
+                        "",
+                        "\"q\"",
+                        "back\\",
+                        "\xC3\xBCnic\xC3\xB6"
+                        "de",
+                        "--check",
+                        "\\\\\"",
+                        "\t"};
   platform::ProcessSpec spec;
   spec.program = probe;
   spec.args = hostile;

@@ -26,9 +26,8 @@ class RunFixture : public StageFixture {
 };
 
 TEST_F(RunFixture, HostileArgumentsArriveExactly) {
-  const std::vector<std::string> hostile = {"",        " ",      "a b",     "\"quoted\"", "it's",     "back\\slash",
-                                            "trail\\", "\\\"",   "ünï©ødé", "--json",     "-v",       "--",
-                                            "--env",   "X=1",    "*",       "$HOME",      "a\tb\nc", "--runtime-dir"};
+  const std::vector<std::string> hostile = {"",       " ",  "a b", "\"quoted\"", "it's", "back\\slash", "trail\\", "\\\"",    "ünï©ødé",
+                                            "--json", "-v", "--",  "--env",      "X=1",  "*",           "$HOME",   "a\tb\nc", "--runtime-dir"};
   std::vector<std::string> args = {child, "argdump"};
   args.insert(args.end(), hostile.begin(), hostile.end());
   auto r = run(args);
@@ -86,8 +85,8 @@ TEST_F(RunFixture, SigtermToZcudaReachesTheChild) {
 TEST_F(RunFixture, KilledZcudaTakesTheProgramWithIt) {
   const fs::path marker = tmp / "program-outlived-zcuda";
   const fs::path ready = tmp / "child-ready";
-  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "touch", ready.string(),
-                               "sleep", "3000", "touch", marker.string()});
+  BackgroundProcess zcuda_run({ZCUDA_BIN, "--home", home.string(), "run", "--runtime-dir", runtime.string(), child, "touch", ready.string(), "sleep",
+                               "3000", "touch", marker.string()});
   ASSERT_TRUE(wait_for_file(ready)) << "the program never started";
   zcuda_run.kill();
   zcuda_run.wait();
@@ -114,8 +113,7 @@ TEST_F(RunFixture, KnownFailureInStderrIsExplainedAfterTheProgramsOutput) {
   EXPECT_EQ(record["explained"]["id"], "zluda-perf-library-not-loaded");
   auto report = zcuda({"report"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_NE(report.out.find("known failure: ZLUDA could not load rocblas.dll (no HIP SDK) (`zluda-perf-library-not-loaded`)"),
-            std::string::npos)
+  EXPECT_NE(report.out.find("known failure: ZLUDA could not load rocblas.dll (no HIP SDK) (`zluda-perf-library-not-loaded`)"), std::string::npos)
       << report.out;
 }
 
@@ -143,22 +141,20 @@ TEST_F(RunFixture, EnvironmentIsPrintedAndOverridable) {
 #endif
   fs::create_directories(lib / "rocblas" / "library" / "gfx1200");
   fs::create_directories(lib / "hipblaslt" / "library");
-  auto r = run({"--print-env", "--hip-path", (tmp / "rocm").string(), "--gfx", "gfx1200", "--device", "1", "--env",
-                "ZLUDA_CC=9.0", "--env", "EXTRA=a=b", child, "argdump", "x"});
+  auto r = run({"--print-env", "--hip-path", (tmp / "rocm").string(), "--gfx", "gfx1200", "--device", "1", "--env", "ZLUDA_CC=9.0", "--env",
+                "EXTRA=a=b", child, "argdump", "x"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ZLUDA_CC=9.0\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("ZLUDA_CC=8.6"), std::string::npos);
   EXPECT_NE(r.out.find("EXTRA=a=b\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_VISIBLE_DEVICES=1\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_PATH=" + (tmp / "rocm").string() + "\n"), std::string::npos);
-  EXPECT_NE(r.out.find("ROCBLAS_TENSILE_LIBPATH=" + (lib / "rocblas" / "library" / "gfx1200").string() + "\n"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("ROCBLAS_TENSILE_LIBPATH=" + (lib / "rocblas" / "library" / "gfx1200").string() + "\n"), std::string::npos) << r.out;
   // No gfx1200 folder for hipBLASLt: the common folder.
   EXPECT_NE(r.out.find("HIPBLASLT_TENSILE_LIBPATH=" + (lib / "hipblaslt" / "library").string() + "\n"), std::string::npos);
 #ifdef _WIN32
   // The program's folder, then the runtime, then the HIP SDK's bin, ahead of the rest of PATH.
-  EXPECT_NE(r.out.find("PATH=" + test_child().parent_path().string() + ";" + runtime.string() + ";" + lib.string()), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("PATH=" + test_child().parent_path().string() + ";" + runtime.string() + ";" + lib.string()), std::string::npos) << r.out;
 #else
   EXPECT_NE(r.out.find("LD_LIBRARY_PATH=" + runtime.string()), std::string::npos);
 #endif
@@ -176,8 +172,8 @@ TEST_F(RunFixture, TheProgramSeesTheEnvironment) {
   const char* search = "LD_LIBRARY_PATH";
   const std::string expected_search = runtime.string();
 #endif
-  auto r = run({"--json", "--env", "ZCUDA_PROBE=yes", child, "env", "ZLUDA_CC", "out", "|", "env", "ZCUDA_PROBE", "out", "|", "env", search,
-                "out", "\n"});
+  auto r =
+      run({"--json", "--env", "ZCUDA_PROBE=yes", child, "env", "ZLUDA_CC", "out", "|", "env", "ZCUDA_PROBE", "out", "|", "env", search, "out", "\n"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(r.out.rfind("8.6|yes|" + expected_search, 0), 0u) << r.out;
   auto j = json::parse(r.out.substr(r.out.find('\n') + 1));
@@ -205,8 +201,8 @@ TEST_F(RunFixture, LinuxKeepsTheUsersPath) {
   CommandOptions options;
   options.set_env["PATH"] = user_path;
   options.unset_env = {"LD_LIBRARY_PATH"};
-  auto r = run({"--hip-path", (tmp / "rocm").string(), "--libtorch", (tmp / "torch").string(), child, "env", "PATH", "out", "|",
-                "env", "LD_LIBRARY_PATH", "out", "\n"},
+  auto r = run({"--hip-path", (tmp / "rocm").string(), "--libtorch", (tmp / "torch").string(), child, "env", "PATH", "out", "|", "env",
+                "LD_LIBRARY_PATH", "out", "\n"},
                options);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, user_path + "|" + runtime.string() + ":" + (tmp / "torch" / "lib").string() + "\n");

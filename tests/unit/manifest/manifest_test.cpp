@@ -82,7 +82,8 @@ TEST(Manifest, ErrorsNameTheJsonPath) {
 
   auto bad_mirror = valid_entry();
   bad_mirror["mirrors"] = {"https://ok.invalid/a.zip", "ftp://old.invalid/a.zip"};
-  EXPECT_EQ(error_of(with_entries({bad_mirror})), "artifacts[0].mirrors[1]: expected an https://, http:// or file:// URL, got \"ftp://old.invalid/a.zip\"");
+  EXPECT_EQ(error_of(with_entries({bad_mirror})),
+            "artifacts[0].mirrors[1]: expected an https://, http:// or file:// URL, got \"ftp://old.invalid/a.zip\"");
 
   auto negative = valid_entry();
   negative["size"] = -5;
@@ -128,7 +129,8 @@ TEST(Manifest, ConflictingEntriesAreRefused) {
   same_folder["id"] = "other";
   same_folder["os"] = "linux";
   same_folder["sha256"] = std::string(64, 'b');
-  EXPECT_NE(error_of(with_entries({a, same_folder})).find("artifacts[1].version: artifacts[0] installs zluda v1 from other bytes"), std::string::npos);
+  EXPECT_NE(error_of(with_entries({a, same_folder})).find("artifacts[1].version: artifacts[0] installs zluda v1 from other bytes"),
+            std::string::npos);
 
   auto ambiguous = valid_entry();
   ambiguous["id"] = "other";

@@ -76,9 +76,24 @@ TEST(Process, CapturesStreamsAndExitCode) {
 // On Windows this is the round trip through CreateProcess: zcuda quotes each argument into one
 // command line and the child's C runtime splits it again.
 TEST(Process, ArgumentsArriveExactly) {
-  const std::vector<std::string> hostile = {"",          "two words", "quote\"d", "back\\slash", "ünï ©ødé 日本", "--flag",
-                                            "*",         "trail\\",   "\\\"",     "\\\\\"x\\\\", "a\tb\nc",     "\"\"",
-                                            "C:\\Program Files\\x\\", "%PATH%", "^&|<>()", "$HOME",  "'single'",  " "};
+  const std::vector<std::string> hostile = {"",
+                                            "two words",
+                                            "quote\"d",
+                                            "back\\slash",
+                                            "ünï ©ødé 日本",
+                                            "--flag",
+                                            "*",
+                                            "trail\\",
+                                            "\\\"",
+                                            "\\\\\"x\\\\",
+                                            "a\tb\nc",
+                                            "\"\"",
+                                            "C:\\Program Files\\x\\",
+                                            "%PATH%",
+                                            "^&|<>()",
+                                            "$HOME",
+                                            "'single'",
+                                            " "};
   ProcessSpec spec = child({"argdump"});
   spec.args.insert(spec.args.end(), hostile.begin(), hostile.end());
   auto r = run_process(spec);

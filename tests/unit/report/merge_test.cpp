@@ -142,8 +142,8 @@ std::filesystem::path report_with_benches(const test::TempDir& dir, const std::s
 
 TEST(ReportMerge, BenchesBecomeApplicationRows) {
   test::TempDir dir;
-  auto m = merge({report_with_benches(dir, "one.json", {rl_train_bench(true, true)}),
-                  report_with_benches(dir, "two.json", {rl_train_bench(false, true)})});
+  auto m = merge(
+      {report_with_benches(dir, "one.json", {rl_train_bench(true, true)}), report_with_benches(dir, "two.json", {rl_train_bench(false, true)})});
   ASSERT_TRUE(m) << m.error().message;
   const auto& apps = (*m)["applications"];
   ASSERT_EQ(apps.size(), 1u) << apps.dump();  // the native variant is not a ZLUDA row
@@ -169,8 +169,8 @@ TEST(ReportMerge, AVerifiedBenchOnZludaIsEvidenceAndAFailedOneCountsAgainst) {
   ASSERT_TRUE(unchecked);
   EXPECT_TRUE((*unchecked)["ready_to_validate"].empty());
   // A failed ZLUDA run outweighs a verified bench elsewhere.
-  auto mixed = merge({report_with_benches(dir, "good.json", {rl_train_bench(true, true)}),
-                      report_with_benches(dir, "bad.json", {rl_train_bench(true, false)})});
+  auto mixed = merge(
+      {report_with_benches(dir, "good.json", {rl_train_bench(true, true)}), report_with_benches(dir, "bad.json", {rl_train_bench(true, false)})});
   ASSERT_TRUE(mixed);
   EXPECT_TRUE((*mixed)["ready_to_validate"].empty());
   EXPECT_EQ((*mixed)["applications"][0]["status"], "failed");

@@ -173,8 +173,7 @@ TEST_F(Records, InstallReceiptReadsBackExactlyAndTheReportChecksItsFiles) {
   written.zcuda_version = "0.1.0";
   written.entry = {{"url", "https://example.invalid/zluda.tar.gz"}, {"sha256", written.sha256}};
   written.files = {{"lib", archive::WrittenEntry::Type::directory, 0, "", ""},
-                   {"lib/libcuda.so.1", archive::WrittenEntry::Type::file, 5,
-                    "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ""},
+                   {"lib/libcuda.so.1", archive::WrittenEntry::Type::file, 5, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ""},
                    {"lib/libcuda.so", archive::WrittenEntry::Type::symlink, 0, "", "libcuda.so.1"}};
   const fs::path component = home.installs() / "zluda";
   ASSERT_TRUE(install::write_receipt(component / "v6.receipt.json", written));

@@ -23,8 +23,8 @@ TEST(Redact, PlantedSecretsNeverSurvive) {
       "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk password=hunter2 api_key: 'k-123'\n"
       "mail jane.doe@example.org";
   std::string out = r.apply(text);
-  for (const char* secret : {"jdoe", "WORKSTATION-7", "workstation-7", "alice", "s3cr3tP4ss", "abcdef123456", "tok999", "ghp_abcdef",
-                             "hf_ABCDEF", "AKIAABCDEFGHIJKLMNOP", "eyJhbGci", "hunter2", "k-123", "jane.doe", "example.org"}) {
+  for (const char* secret : {"jdoe", "WORKSTATION-7", "workstation-7", "alice", "s3cr3tP4ss", "abcdef123456", "tok999", "ghp_abcdef", "hf_ABCDEF",
+                             "AKIAABCDEFGHIJKLMNOP", "eyJhbGci", "hunter2", "k-123", "jane.doe", "example.org"}) {
     EXPECT_EQ(out.find(secret), std::string::npos) << secret << " survived in:\n" << out;
   }
   for (const char* kept : {"<user>", "<host>", "<home>", "proxy.corp:8080", "dl.example.com/z.zip", "x=1", "<email>"}) {
@@ -62,8 +62,7 @@ TEST(Redact, EveryUsersHomeAndTheAccountVariablesArePrivate) {
   platform::SystemInfo info;
   info.user_name = "svc";
   info.home_folder = "/var/lib/svc";
-  const platform::Environment env = {
-      {"USER", "alice"}, {"LOGNAME", "alice2"}, {"USERNAME", "Bob Builder"}, {"USERPROFILE", "D:\\Profiles\\bb-7"}};
+  const platform::Environment env = {{"USER", "alice"}, {"LOGNAME", "alice2"}, {"USERNAME", "Bob Builder"}, {"USERPROFILE", "D:\\Profiles\\bb-7"}};
   Redactor r = Redactor::for_machine(info, env);
   const std::string text =
       "/home/carol/.venv/bin/python and /Users/dave/lib and C:\\Users\\erin\\AppData and c:/users/frank/x and "

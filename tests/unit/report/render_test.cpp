@@ -32,11 +32,15 @@ TEST(ReportMarkdown, SummaryFirstThenCollapsibleDetails) {
 }
 
 TEST(ReportMarkdown, EmptyMachineSaysWhatIsAbsent) {
-  nlohmann::json report = {{"schema", 1}, {"zcuda", {{"version", "0.1.0"}, {"build", "x"}}},
+  nlohmann::json report = {{"schema", 1},
+                           {"zcuda", {{"version", "0.1.0"}, {"build", "x"}}},
                            {"system", {{"os_name", "Linux"}, {"ram_bytes", nullptr}}},
                            {"detect", {{"gpus", nlohmann::json::array()}, {"hip", nullptr}}},
-                           {"installs", nlohmann::json::array()}, {"verify", nullptr}, {"runs", nlohmann::json::array()},
-                           {"environment", {{"variables", nlohmann::json::object()}}}, {"redacted", true}};
+                           {"installs", nlohmann::json::array()},
+                           {"verify", nullptr},
+                           {"runs", nlohmann::json::array()},
+                           {"environment", {{"variables", nlohmann::json::object()}}},
+                           {"redacted", true}};
   std::string md = render_markdown(report);
   EXPECT_NE(md.find("none found"), std::string::npos);
   EXPECT_NE(md.find("nothing installed by zcuda"), std::string::npos);

@@ -14,8 +14,8 @@ using platform::Os;
 namespace fs = std::filesystem;
 
 TEST(Catalogue, WindowsNamesZludaServesMatchCaseInsensitively) {
-  for (const char* name : {"nvcuda.dll", "NVCUDA.DLL", "nvml.dll", "cublas64_11.dll", "cublasLt64_12.dll", "CUBLASLT64_13.DLL",
-                           "cusparse64_10.dll", "cufft64_11.dll", "cudnn64_9.dll"}) {
+  for (const char* name : {"nvcuda.dll", "NVCUDA.DLL", "nvml.dll", "cublas64_11.dll", "cublasLt64_12.dll", "CUBLASLT64_13.DLL", "cusparse64_10.dll",
+                           "cufft64_11.dll", "cudnn64_9.dll"}) {
     EXPECT_TRUE(served_family(name, Os::windows)) << name;
   }
   EXPECT_TRUE(served_family("nvcuda.dll", Os::windows)->driver_level);

@@ -41,10 +41,10 @@ TEST_F(StageFixture, PlanSaysWhereEachFileGoesAndChangesNothing) {
   std::map<std::string, std::string> actions;
   for (const auto& p : j["placements"]) actions[p["path"]] = p["action"];
   const CudaNames& n = cuda_names;
-  EXPECT_EQ(actions[n.driver], "replace");         // the driver, next to the program
-  EXPECT_EQ(actions[n.nvml], "add");               // driver-level: always next to the program
+  EXPECT_EQ(actions[n.driver], "replace");           // the driver, next to the program
+  EXPECT_EQ(actions[n.nvml], "add");                 // driver-level: always next to the program
   EXPECT_EQ(actions["lib/" + n.cublas], "replace");  // a file of that name was there
-  EXPECT_FALSE(actions.contains(n.cudnn));         // nothing imports it
+  EXPECT_FALSE(actions.contains(n.cudnn));           // nothing imports it
 #ifdef _WIN32
   // The program loads nvcuda.dll at run time: no import names it, the driver rule places it.
   for (const auto& p : j["placements"]) {
@@ -150,8 +150,7 @@ class InstalledRuntime : public StageFixture {
       auto digest = zcuda::sha256_file(entry.path());
       ASSERT_TRUE(digest);
       const auto size = static_cast<long long>(fs::file_size(entry.path())) + (size_delta.contains(name) ? size_delta.at(name) : 0);
-      files.push_back({{"path", name}, {"type", "file"}, {"size", size},
-                       {"sha256", digest_of.contains(name) ? digest_of.at(name) : *digest}});
+      files.push_back({{"path", name}, {"type", "file"}, {"size", size}, {"sha256", digest_of.contains(name) ? digest_of.at(name) : *digest}});
     }
     json receipt = {{"schema", 1}, {"component", "zluda"}, {"version", "v-test"}, {"files", files}};
     write_file(installed.parent_path() / "v-test.receipt.json", receipt.dump(1));

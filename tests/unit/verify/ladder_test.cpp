@@ -102,8 +102,9 @@ TEST(Ladder, WordsAndJson) {
   EXPECT_EQ(j["id"], "loadable");
   EXPECT_EQ(j["label"], "loadable");
   EXPECT_EQ(j["reason"], "cusparse.spmv_csr is unsupported");
-  EXPECT_EQ(describe(a), "loadable: the driver initialises and every core library loads, but not every core check passes "
-                         "(cusparse.spmv_csr is unsupported)");
+  EXPECT_EQ(describe(a),
+            "loadable: the driver initialises and every core library loads, but not every core check passes "
+            "(cusparse.spmv_csr is unsupported)");
   EXPECT_EQ(id(Level::application_verified), "application-verified");
   EXPECT_EQ(label(Level::application_verified), "application verified");
 }

@@ -100,9 +100,9 @@ TEST(ProbeKernels, EveryPtxAssemblesWithNvidiasPtxas) {
 TEST(ProbeKernels, TheImageCudaRunsIsTheHighestNotAboveTheDevice) {
   std::vector<int> targets;
   for (const auto& image : ptx::kTargetImages) targets.push_back(image.sm);
-  EXPECT_EQ(ptx_target_for(90, targets), 90);   // H100/H200
-  EXPECT_EQ(ptx_target_for(89, targets), 80);   // Ada
-  EXPECT_EQ(ptx_target_for(88, targets), 80);   // ZLUDA's default identity
+  EXPECT_EQ(ptx_target_for(90, targets), 90);  // H100/H200
+  EXPECT_EQ(ptx_target_for(89, targets), 80);  // Ada
+  EXPECT_EQ(ptx_target_for(88, targets), 80);  // ZLUDA's default identity
   EXPECT_EQ(ptx_target_for(75, targets), 75);
   EXPECT_EQ(ptx_target_for(61, targets), 50);
   EXPECT_EQ(ptx_target_for(120, targets), 100);

@@ -24,9 +24,7 @@ TEST(ReferenceLinalg, SolveRatioIsZeroForTheExactSolutionAndLargeForAWrongOne) {
   EXPECT_TRUE(std::isinf(solve_ratio(a, Matrix::from<double>(2, 1, std::vector<double>{NAN, 2}), b)));
 }
 
-TEST(ReferenceLinalg, Norm1IsTheLargestColumnSum) {
-  EXPECT_EQ(norm1(Matrix::from<double>(2, 2, std::vector<double>{1, -2, 3, 4})), 7.0);
-}
+TEST(ReferenceLinalg, Norm1IsTheLargestColumnSum) { EXPECT_EQ(norm1(Matrix::from<double>(2, 2, std::vector<double>{1, -2, 3, 4})), 7.0); }
 
 TEST(ReferenceLinalg, HouseholderQrOfAVectorByHand) {
   // geqrf of [3; 4]: β = −5, τ = (β − 3)/β = 1.6, v = [1; 4/(3 − β)] = [1; 0.5], R = −5.

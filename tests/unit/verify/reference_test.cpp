@@ -95,8 +95,8 @@ TEST(Reference, Tf32ToleranceAdmitsTf32Precision) {
 TEST(Reference, Bf16RoundsToNearestEven) {
   EXPECT_EQ(float_to_bf16(1.0f), 0x3F80);
   EXPECT_EQ(float_to_bf16(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f), 0x3F80);        // tie: to even
-  EXPECT_EQ(float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3F82);    // tie: to even (up)
+  EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f), 0x3F80);             // tie: to even
+  EXPECT_EQ(float_to_bf16(1.0f + 3 * 0x1p-8f), 0x3F82);         // tie: to even (up)
   EXPECT_EQ(float_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);  // above the tie
   EXPECT_EQ(bf16_to_float(0x3F81), 1.0f + 0x1p-7f);
   EXPECT_NE(float_to_bf16(NAN) & 0x7F, 0) << "NaN stays NaN";
@@ -123,11 +123,9 @@ TEST(Reference, GeluFormsAndTheEpilogueTolerance) {
 
 TEST(Reference, GemmOpTransposesA) {
   // A stored 2×1 = [1; 2] used transposed (1×2), times B = [3; 4]: 11.
-  EXPECT_EQ(gemm_op(true, false, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 2, std::vector<float>{3, 4}, 2, 0.0, {}, 1),
-            (std::vector<double>{11}));
+  EXPECT_EQ(gemm_op(true, false, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 2, std::vector<float>{3, 4}, 2, 0.0, {}, 1), (std::vector<double>{11}));
   // Bᵀ: B stored 1×2 = [3 4], used as a 2×1 column.
-  EXPECT_EQ(gemm_op(false, true, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 1, std::vector<float>{3, 4}, 1, 0.0, {}, 1),
-            (std::vector<double>{11}));
+  EXPECT_EQ(gemm_op(false, true, 1, 1, 2, 1.0, std::vector<float>{1, 2}, 1, std::vector<float>{3, 4}, 1, 0.0, {}, 1), (std::vector<double>{11}));
 }
 
 TEST(Reference, SixtyFourthsGemmIsExactInFloat) {
@@ -176,8 +174,7 @@ TEST(Reference, SpmvCsrMatchesNvidiasSample) {
   const std::vector<int> offsets{0, 3, 4, 7, 9}, columns{0, 2, 3, 1, 0, 2, 3, 1, 3};
   const std::vector<float> values{1, 2, 3, 4, 5, 6, 7, 8, 9}, x{1, 2, 3, 4}, y0{0, 0, 0, 0};
   EXPECT_EQ(spmv_csr(4, offsets, columns, values, x, 1.0, 0.0, y0), (std::vector<double>{19, 8, 51, 52}));
-  EXPECT_EQ(spmv_csr(4, offsets, columns, values, x, 2.0, 1.0, std::vector<float>{1, 1, 1, 1}),
-            (std::vector<double>{39, 17, 103, 105}));
+  EXPECT_EQ(spmv_csr(4, offsets, columns, values, x, 2.0, 1.0, std::vector<float>{1, 1, 1, 1}), (std::vector<double>{39, 17, 103, 105}));
 }
 
 TEST(Reference, SpmmCooAgreesWithDenseGemm) {
@@ -212,7 +209,7 @@ TEST(Reference, RandomCsrIsWellFormed) {
 TEST(Reference, ErrorMeasures) {
   const std::vector<double> ref{3, 4};
   EXPECT_DOUBLE_EQ(rel_l2(view(ref), view(std::vector<float>{3, 4})), 0.0);
-  EXPECT_DOUBLE_EQ(rel_l2(view(ref), view(std::vector<float>{3, 5})), 0.2);  // 1 / 5
+  EXPECT_DOUBLE_EQ(rel_l2(view(ref), view(std::vector<float>{3, 5})), 0.2);                        // 1 / 5
   EXPECT_DOUBLE_EQ(rel_l2(view(std::vector<double>{0, 0}), view(std::vector<float>{3, 4})), 5.0);  // absolute
   EXPECT_DOUBLE_EQ(max_abs_error(view(ref), view(std::vector<float>{2, 4.5f})), 1.0);
   EXPECT_TRUE(std::isinf(max_abs_error(view(ref), view(std::vector<float>{NAN, 4}))));
@@ -225,11 +222,11 @@ TEST(Reference, HalfConversionRoundsToNearestEven) {
   EXPECT_EQ(float_to_half(0.5f), 0x3800);
   EXPECT_EQ(float_to_half(1.0f / 64), 0x2400);
   EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);
-  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);                // rounds up to infinity
+  EXPECT_EQ(float_to_half(65520.0f), 0x7C00);                          // rounds up to infinity
   EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // tie: to even
   EXPECT_EQ(float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // tie: to even (up)
-  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);   // smallest subnormal
-  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -26)), 0x0000);   // underflows to zero
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -24)), 0x0001);             // smallest subnormal
+  EXPECT_EQ(float_to_half(std::ldexp(1.0f, -26)), 0x0000);             // underflows to zero
   EXPECT_EQ(float_to_half(INFINITY), 0x7C00);
   EXPECT_EQ(float_to_half(NAN) & 0x7C00, 0x7C00);
   EXPECT_NE(float_to_half(NAN) & 0x3FF, 0);

@@ -69,8 +69,8 @@ TEST(VerifyChecks, CoreIsWhatEveryCudaProgramNeeds) {
   for (const auto& c : checks()) {
     if (c.core) core.push_back(c.name);
   }
-  EXPECT_EQ(core, (std::vector<std::string>{"driver.init", "driver.memory", "driver.kernel", "driver.stream", "cublas.sgemm",
-                                            "cublas.gemm_ex_f16", "cublaslt.matmul", "cusparse.spmv_csr", "cusparse.spmm_coo"}));
+  EXPECT_EQ(core, (std::vector<std::string>{"driver.init", "driver.memory", "driver.kernel", "driver.stream", "cublas.sgemm", "cublas.gemm_ex_f16",
+                                            "cublaslt.matmul", "cusparse.spmv_csr", "cusparse.spmm_coo"}));
 }
 
 TEST(VerifySchedule, MatchesTheProbesPlan) {
@@ -94,8 +94,9 @@ TEST(VerifySchedule, MatchesTheProbesPlan) {
 }
 
 TEST(VerifySchedule, ExclusiveFirstThenGroupsLargestFirst) {
-  std::vector<const CheckSpec*> some{&spec("driver.init"), &spec("driver.memory"), &spec("nvml.init"), &spec("cudnn.conv_forward"),
-                                     &spec("cudnn.conv_backward_data"), &spec("driver.kernel")};
+  std::vector<const CheckSpec*> some{
+      &spec("driver.init"),  &spec("driver.memory"), &spec("nvml.init"), &spec("cudnn.conv_forward"), &spec("cudnn.conv_backward_data"),
+      &spec("driver.kernel")};
   const auto units = schedule(some);
   ASSERT_EQ(units.size(), 4u);
   EXPECT_TRUE(units[0].exclusive);
@@ -152,8 +153,7 @@ TEST(VerifyInterpret, NoResultIsACrashOrAnError) {
 }
 
 TEST(VerifyInterpret, UnknownStatusBecomesError) {
-  const auto r = interpret(spec("driver.init"), finished(R"({"check":"driver.init","status":"great","detail":"x"})"),
-                           std::chrono::seconds(60));
+  const auto r = interpret(spec("driver.init"), finished(R"({"check":"driver.init","status":"great","detail":"x"})"), std::chrono::seconds(60));
   EXPECT_EQ(r.status, "error");
 }
 

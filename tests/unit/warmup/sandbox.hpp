@@ -26,8 +26,8 @@ struct Sandbox {
   CommandOptions options() const {
     CommandOptions o;
     const auto text = [](const std::filesystem::path& p) { return zcuda::path_to_utf8(p); };
-    o.set_env = {{"HOME", text(profile)},         {"USERPROFILE", text(profile)}, {"XDG_CACHE_HOME", text(local)},
-                 {"LOCALAPPDATA", text(local)},   {"TMPDIR", text(temp)},         {"LOGNAME", "tester"}};
+    o.set_env = {{"HOME", text(profile)},       {"USERPROFILE", text(profile)}, {"XDG_CACHE_HOME", text(local)},
+                 {"LOCALAPPDATA", text(local)}, {"TMPDIR", text(temp)},         {"LOGNAME", "tester"}};
     o.unset_env = {"TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "MIOPEN_USER_DB_PATH", "MIOPEN_CUSTOM_CACHE_DIR"};
     return o;
   }

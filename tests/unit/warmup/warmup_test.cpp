@@ -54,8 +54,8 @@ TEST_F(Warmup, CompilesEachCudaBinaryOfTheProgramAndItsLibFolder) {
   install_fake_precompile();
   auto r = warmup();
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_EQ(read_file(log), "arg:" + zcuda::path_to_utf8(app / "libkernels.so") + "\n" + "arg:" +
-                                zcuda::path_to_utf8(app / "lib" / "torch_cuda.dll") + "\n");
+  EXPECT_EQ(read_file(log),
+            "arg:" + zcuda::path_to_utf8(app / "libkernels.so") + "\n" + "arg:" + zcuda::path_to_utf8(app / "lib" / "torch_cuda.dll") + "\n");
   EXPECT_NE(r.err.find("[1/2] compiling"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[2/2] done in"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Warmed up 2 of 2 file(s)"), std::string::npos) << r.out;
@@ -125,11 +125,11 @@ TEST(WarmupFolders, PyTorchAndBinLibLayouts) {
 
 TEST(WarmupFolders, TheProgramItselfCountsAndOtherFilesOnlyByTheirNames) {
   TempDir tmp;
-  write_file(tmp / "trainer", elf_with_sections({".nv_fatbin"}));          // the program, no extension
-  write_file(tmp / "helper", elf_with_sections({".nv_fatbin"}));           // another tool: not read
+  write_file(tmp / "trainer", elf_with_sections({".nv_fatbin"}));  // the program, no extension
+  write_file(tmp / "helper", elf_with_sections({".nv_fatbin"}));   // another tool: not read
   write_file(tmp / "libcudnn.so.9.1.0", elf_with_sections({".nv_fatbin"}));
   write_file(tmp / "KERNELS.DLL", pe_with_sections({".nv_fatb"}));
-  write_file(tmp / "weights.bin", fatbin_bytes());                         // data: not read
+  write_file(tmp / "weights.bin", fatbin_bytes());  // data: not read
   auto scan = warmup::find_cuda_binaries(tmp / "trainer");
   std::vector<std::string> names;
   for (const auto& b : scan.binaries) names.push_back(zcuda::path_to_utf8(b.filename()));

@@ -19,9 +19,7 @@ double to_unit(std::uint64_t bits) {
   return (static_cast<double>(bits >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-double uniform_from_key(std::uint64_t key, std::uint64_t counter) {
-  return to_unit(mix64(key + counter * 0x9E3779B97F4A7C15ULL));
-}
+double uniform_from_key(std::uint64_t key, std::uint64_t counter) { return to_unit(mix64(key + counter * 0x9E3779B97F4A7C15ULL)); }
 
 double normal_from_key(std::uint64_t key, std::uint64_t counter) {
   const double radius = std::sqrt(-2.0 * std::log(uniform_from_key(key, 2 * counter)));
@@ -50,13 +48,9 @@ std::uint64_t mix64(std::uint64_t value) {
   return value;
 }
 
-double uniform(std::uint64_t seed, Stream stream, std::uint64_t counter) {
-  return uniform_from_key(stream_key(seed, stream), counter);
-}
+double uniform(std::uint64_t seed, Stream stream, std::uint64_t counter) { return uniform_from_key(stream_key(seed, stream), counter); }
 
-double normal(std::uint64_t seed, Stream stream, std::uint64_t counter) {
-  return normal_from_key(stream_key(seed, stream), counter);
-}
+double normal(std::uint64_t seed, Stream stream, std::uint64_t counter) { return normal_from_key(stream_key(seed, stream), counter); }
 
 torch::Tensor uniform_block(std::uint64_t seed, Stream stream, std::uint64_t first_counter, at::IntArrayRef shape) {
   const std::uint64_t key = stream_key(seed, stream);

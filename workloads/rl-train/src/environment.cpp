@@ -8,8 +8,8 @@ namespace rl {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kVelocityKeep = 0.8;    // velocity retained per step
-constexpr double kThrust = 0.02;         // top speed kThrust / (1 - kVelocityKeep) = 0.1 per step
+constexpr double kVelocityKeep = 0.8;  // velocity retained per step
+constexpr double kThrust = 0.02;       // top speed kThrust / (1 - kVelocityKeep) = 0.1 per step
 constexpr double kCurrent = 0.004;
 constexpr double kReachRadius = 0.15;
 constexpr double kProgressReward = 2.0;
@@ -25,16 +25,13 @@ torch::Tensor to_angle(const torch::Tensor& unit) { return unit * (2.0 * kPi) - 
 
 ArenaEnvironment::ArenaEnvironment(std::int64_t arenas, std::uint64_t seed, torch::TensorOptions options)
     : arenas_(arenas), seed_(seed), options_(options) {
-  const torch::Tensor start =
-      random::uniform_block(seed, random::Stream::arena_start, 0, {arenas, 6}).to(options_);
+  const torch::Tensor start = random::uniform_block(seed, random::Stream::arena_start, 0, {arenas, 6}).to(options_);
   position_ = to_square(start.slice(1, 0, 2));
   target_ = to_square(start.slice(1, 2, 4));
   rotation_ = to_angle(start.select(1, 4));
   time_ = torch::floor(start.select(1, 5) * static_cast<double>(episode_length));
   velocity_ = torch::zeros({arenas, 2}, options_);
-  projection_ = random::normal_block(seed, random::Stream::observation_features, 0, {2, kFeatureDirections})
-                    .mul(2.0)
-                    .to(options_);
+  projection_ = random::normal_block(seed, random::Stream::observation_features, 0, {2, kFeatureDirections}).mul(2.0).to(options_);
 }
 
 torch::Tensor ArenaEnvironment::current_at(const torch::Tensor& position) const {
@@ -47,17 +44,14 @@ torch::Tensor ArenaEnvironment::observe() const {
   const torch::Tensor to_target = target_ - position_;
   const torch::Tensor distance = to_target.norm(2, 1, /*keepdim=*/true);
   const torch::Tensor phase = torch::matmul(to_target, projection_) * kPi;
-  return torch::cat({position_, velocity_ * 5.0, target_, to_target, distance,
-                     torch::cos(rotation_).unsqueeze(1), torch::sin(rotation_).unsqueeze(1),
-                     (time_ / static_cast<double>(episode_length)).unsqueeze(1), current_at(position_),
-                     torch::sin(phase), torch::cos(phase)},
+  return torch::cat({position_, velocity_ * 5.0, target_, to_target, distance, torch::cos(rotation_).unsqueeze(1), torch::sin(rotation_).unsqueeze(1),
+                     (time_ / static_cast<double>(episode_length)).unsqueeze(1), current_at(position_), torch::sin(phase), torch::cos(phase)},
                     1);
 }
 
 torch::Tensor ArenaEnvironment::draw_events(std::int64_t steps) const {
   const auto first = static_cast<std::uint64_t>(steps_taken_ * arenas_ * event_channels);
-  return random::uniform_block(seed_, random::Stream::arena_events, first, {steps, arenas_, event_channels})
-      .to(options_);
+  return random::uniform_block(seed_, random::Stream::arena_events, first, {steps, arenas_, event_channels}).to(options_);
 }
 
 StepResult ArenaEnvironment::step(const torch::Tensor& action, const torch::Tensor& events) {
@@ -77,9 +71,8 @@ StepResult ArenaEnvironment::step(const torch::Tensor& action, const torch::Tens
   const torch::Tensor distance_after = (target_ - position_).norm(2, 1);
 
   const torch::Tensor reached = distance_after < kReachRadius;
-  const torch::Tensor reward = (distance_before - distance_after) * kProgressReward +
-                               reached.to(position_.scalar_type()) * kReachReward -
-                               thrust.pow(2).sum(1) * kThrustCost;
+  const torch::Tensor reward =
+      (distance_before - distance_after) * kProgressReward + reached.to(position_.scalar_type()) * kReachReward - thrust.pow(2).sum(1) * kThrustCost;
 
   // A reached target moves; an ended episode restarts the arena with a new rotation.
   time_ = time_ + 1.0;

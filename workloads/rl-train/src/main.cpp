@@ -50,8 +50,7 @@ int train(const rl::Options& options, torch::Device device) {
   if (!options.csv_path.empty()) {
     csv = std::make_unique<rl::CsvWriter>(options.csv_path, options.runtime_label, options.trial);
     if (!csv->ok()) {
-      std::cerr << "rl-train: error: cannot write --csv " << options.csv_path << "\nhint: check the folder exists"
-                << std::endl;
+      std::cerr << "rl-train: error: cannot write --csv " << options.csv_path << "\nhint: check the folder exists" << std::endl;
       return kExitRuntime;
     }
   }
@@ -110,9 +109,8 @@ int main(int argc, char** argv) {
     if (!device) return kExitRuntime;
     rl::ActorCritic model;
     std::cout << "parameters " << rl::parameter_count(model) << std::endl;
-    std::cout << "device " << device->str() << " timesteps " << options.timesteps << " arenas " << options.arenas
-              << " steps_per_arena " << options.steps_per_iteration() << " seed " << options.seed << " threads "
-              << torch::get_num_threads() << std::endl;
+    std::cout << "device " << device->str() << " timesteps " << options.timesteps << " arenas " << options.arenas << " steps_per_arena "
+              << options.steps_per_iteration() << " seed " << options.seed << " threads " << torch::get_num_threads() << std::endl;
     return train(options, *device);
   } catch (const std::exception& error) {
     std::cerr << "rl-train: error: " << error.what() << std::endl;

@@ -54,8 +54,8 @@ ParsedOptions parse_options(int argc, const char* const* argv, const Environment
       if (name == "--corrupt-update") options.corrupt_update = true;
       continue;
     }
-    static const char* const kValued[] = {"--device", "--iterations", "--timesteps", "--arenas", "--seed",
-                                          "--minibatches", "--threads", "--csv", "--runtime-label", "--trial"};
+    static const char* const kValued[] = {"--device",      "--iterations", "--timesteps", "--arenas",        "--seed",
+                                          "--minibatches", "--threads",    "--csv",       "--runtime-label", "--trial"};
     bool known = false;
     for (const char* option : kValued) known = known || name == option;
     if (!known) return failure("unknown option '" + name + "'", kHelpHint);
@@ -69,17 +69,12 @@ ParsedOptions parse_options(int argc, const char* const* argv, const Environment
     }
 
     std::int64_t number = 0;
-    const auto integer = [&](std::int64_t minimum, std::int64_t maximum) {
-      return parse_integer(value, minimum, maximum, number);
-    };
-    const auto out_of_range = [&](const std::string& what) {
-      return failure(name + " must be " + what + " (got '" + value + "')", kHelpHint);
-    };
+    const auto integer = [&](std::int64_t minimum, std::int64_t maximum) { return parse_integer(value, minimum, maximum, number); };
+    const auto out_of_range = [&](const std::string& what) { return failure(name + " must be " + what + " (got '" + value + "')", kHelpHint); };
     if (name == "--device") {
       static const std::regex device_pattern("cpu|cuda(:[0-9]{1,3})?");
       if (!std::regex_match(value, device_pattern)) {
-        return failure("--device must be cpu, cuda or cuda:N (got '" + value + "')",
-                       "for example --device cuda:0");
+        return failure("--device must be cpu, cuda or cuda:N (got '" + value + "')", "for example --device cuda:0");
       }
       options.device = value;
     } else if (name == "--iterations") {
@@ -111,14 +106,13 @@ ParsedOptions parse_options(int argc, const char* const* argv, const Environment
   }
 
   if (options.timesteps % options.arenas != 0) {
-    return failure("--timesteps (" + std::to_string(options.timesteps) + ") must be a multiple of --arenas (" +
-                       std::to_string(options.arenas) + ")",
+    return failure("--timesteps (" + std::to_string(options.timesteps) + ") must be a multiple of --arenas (" + std::to_string(options.arenas) + ")",
                    "every arena takes the same number of steps per iteration, e.g. --timesteps 65536 --arenas 2048");
   }
   if (options.timesteps % options.minibatches != 0) {
-    return failure("--timesteps (" + std::to_string(options.timesteps) + ") must be a multiple of --minibatches (" +
-                       std::to_string(options.minibatches) + ")",
-                   "the PPO epoch splits the iteration's samples into equal minibatches");
+    return failure(
+        "--timesteps (" + std::to_string(options.timesteps) + ") must be a multiple of --minibatches (" + std::to_string(options.minibatches) + ")",
+        "the PPO epoch splits the iteration's samples into equal minibatches");
   }
   if (options.runtime_label.empty()) options.runtime_label = environment("ZCUDA_BENCH_VARIANT").value_or("");
   if (options.trial.empty()) options.trial = environment("ZCUDA_BENCH_RUN").value_or("1");

@@ -9,18 +9,18 @@
 namespace rl {
 
 struct Options {
-  std::string device = "cpu";       // cpu, cuda or cuda:N
+  std::string device = "cpu";  // cpu, cuda or cuda:N
   int iterations = 5;
-  std::int64_t timesteps = 65536;   // per iteration, over all arenas
-  std::int64_t arenas = 2048;       // environments stepped together
+  std::int64_t timesteps = 65536;  // per iteration, over all arenas
+  std::int64_t arenas = 2048;      // environments stepped together
   std::uint64_t seed = 123;
-  std::int64_t minibatches = 16;    // per PPO epoch; 65,536 / 16 = 4,096 samples each
-  int threads = 0;                  // CPU threads for LibTorch; 0 keeps its default
-  std::string csv_path;             // empty: no CSV
-  std::string runtime_label;        // the CSV's runtime column
-  std::string trial;                // the CSV's trial column
+  std::int64_t minibatches = 16;  // per PPO epoch; 65,536 / 16 = 4,096 samples each
+  int threads = 0;                // CPU threads for LibTorch; 0 keeps its default
+  std::string csv_path;           // empty: no CSV
+  std::string runtime_label;      // the CSV's runtime column
+  std::string trial;              // the CSV's trial column
   bool verify = false;
-  bool corrupt_update = false;      // test hook: --verify must catch it
+  bool corrupt_update = false;  // test hook: --verify must catch it
   bool help = false;
 
   std::int64_t steps_per_iteration() const { return timesteps / arenas; }

@@ -37,7 +37,7 @@ Targets generalised_advantages(const Rollout& rollout, const PpoConfig& config) 
 
 Rollout Rollout::to(torch::TensorOptions options) const {
   const auto convert = [&](const torch::Tensor& t) { return t.to(options); };
-  return Rollout{convert(observations), convert(actions), convert(log_probs), convert(values),
+  return Rollout{convert(observations), convert(actions), convert(log_probs),  convert(values),
                  convert(rewards),      convert(dones),   convert(last_values)};
 }
 
@@ -46,8 +46,8 @@ torch::Tensor gaussian_log_prob(const torch::Tensor& actions, const torch::Tenso
   return (z.pow(2) * -0.5 - log_std - 0.5 * kLogTwoPi).sum(-1);
 }
 
-Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t steps, std::uint64_t seed,
-                const PhaseClock& clock, CollectTiming& timing) {
+Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t steps, std::uint64_t seed, const PhaseClock& clock,
+                CollectTiming& timing) {
   torch::NoGradGuard no_grad;
   const double start = clock.now();
   const std::int64_t arenas = environment.arenas();
@@ -56,8 +56,7 @@ Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t 
   const torch::Tensor events = environment.draw_events(steps);
   const auto noise_first = static_cast<std::uint64_t>(environment.steps_taken() * arenas * ArenaEnvironment::action_size);
   const torch::Tensor noise =
-      random::normal_block(seed, random::Stream::action_noise, noise_first, {steps, arenas, ArenaEnvironment::action_size})
-          .to(options);
+      random::normal_block(seed, random::Stream::action_noise, noise_first, {steps, arenas, ArenaEnvironment::action_size}).to(options);
 
   std::vector<torch::Tensor> observations, actions, log_probs, values, rewards, dones;
   double inference = 0;
@@ -82,16 +81,20 @@ Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t 
   const torch::Tensor last_values = model->forward(last_observation).value;
   inference += clock.now() - inference_start;
 
-  Rollout rollout{torch::stack(observations), torch::stack(actions), torch::stack(log_probs), torch::stack(values),
-                  torch::stack(rewards),      torch::stack(dones),   last_values};
+  Rollout rollout{torch::stack(observations),
+                  torch::stack(actions),
+                  torch::stack(log_probs),
+                  torch::stack(values),
+                  torch::stack(rewards),
+                  torch::stack(dones),
+                  last_values};
   timing.seconds = clock.now() - start;
   timing.inference_seconds = inference;
   return rollout;
 }
 
-UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const Rollout& rollout,
-                        const PpoConfig& config, std::uint64_t seed, std::uint64_t update_index,
-                        const PhaseClock& clock, UpdateFault fault) {
+UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const Rollout& rollout, const PpoConfig& config, std::uint64_t seed,
+                        std::uint64_t update_index, const PhaseClock& clock, UpdateFault fault) {
   Targets targets;
   {
     torch::NoGradGuard no_grad;
@@ -104,8 +107,7 @@ UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const
   const torch::Tensor returns = targets.returns.reshape({samples});
   torch::Tensor advantages = targets.advantages.reshape({samples});
   advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8);
-  const torch::Tensor order =
-      random::permutation(seed, random::Stream::minibatch_order, update_index, samples).to(observations.device());
+  const torch::Tensor order = random::permutation(seed, random::Stream::minibatch_order, update_index, samples).to(observations.device());
 
   const double learn_start = clock.now();
   const std::int64_t minibatch = samples / config.minibatches;
@@ -116,8 +118,7 @@ UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const
     const torch::Tensor log_prob = gaussian_log_prob(actions.index_select(0, index), policy.mean, policy.log_std);
     const torch::Tensor ratio = torch::exp(log_prob - old_log_probs.index_select(0, index));
     const torch::Tensor advantage = advantages.index_select(0, index);
-    const torch::Tensor policy_loss =
-        -torch::minimum(ratio * advantage, ratio.clamp(1.0 - config.clip, 1.0 + config.clip) * advantage).mean();
+    const torch::Tensor policy_loss = -torch::minimum(ratio * advantage, ratio.clamp(1.0 - config.clip, 1.0 + config.clip) * advantage).mean();
     const torch::Tensor value_loss = (policy.value - returns.index_select(0, index)).pow(2).mean() * 0.5;
     const torch::Tensor entropy = (policy.log_std + 0.5 * (kLogTwoPi + 1.0)).sum();
     const torch::Tensor loss = policy_loss + config.value_coef * value_loss - config.entropy_coef * entropy;

@@ -42,8 +42,8 @@ struct CollectTiming {
 
 // Steps every arena `steps` times with actions sampled from the policy; the action noise comes
 // from the counter-based stream, so the same seed gives the same samples on every device.
-Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t steps, std::uint64_t seed,
-                const PhaseClock& clock, CollectTiming& timing);
+Rollout collect(ActorCritic& model, ArenaEnvironment& environment, std::int64_t steps, std::uint64_t seed, const PhaseClock& clock,
+                CollectTiming& timing);
 
 torch::Tensor gaussian_log_prob(const torch::Tensor& actions, const torch::Tensor& mean, const torch::Tensor& log_std);
 
@@ -58,8 +58,7 @@ struct UpdateResult {
 
 // One consumption: GAE, advantage normalisation, one shuffled epoch (the shuffle is the
 // `update_index`-th permutation of the seed's stream).
-UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const Rollout& rollout,
-                        const PpoConfig& config, std::uint64_t seed, std::uint64_t update_index,
-                        const PhaseClock& clock, UpdateFault fault = UpdateFault::none);
+UpdateResult ppo_update(ActorCritic& model, torch::optim::Adam& optimizer, const Rollout& rollout, const PpoConfig& config, std::uint64_t seed,
+                        std::uint64_t update_index, const PhaseClock& clock, UpdateFault fault = UpdateFault::none);
 
 }  // namespace rl

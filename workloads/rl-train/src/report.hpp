@@ -8,14 +8,14 @@
 namespace rl {
 
 struct IterationStats {
-  int iteration = 0;            // 1-based
-  std::int64_t timesteps = 0;   // environment steps collected
-  double collection_s = 0;      // environment steps + inference, no gradients
-  double inference_s = 0;       // the forward passes and action sampling inside collection
-  double consumption_s = 0;     // GAE + the PPO epoch
-  double ppo_learn_s = 0;       // the minibatch loop inside consumption
-  double loss = 0;              // mean PPO loss over the epoch's minibatches
-  double episode_return = 0;    // reward summed over the iteration's steps, mean over arenas
+  int iteration = 0;           // 1-based
+  std::int64_t timesteps = 0;  // environment steps collected
+  double collection_s = 0;     // environment steps + inference, no gradients
+  double inference_s = 0;      // the forward passes and action sampling inside collection
+  double consumption_s = 0;    // GAE + the PPO epoch
+  double ppo_learn_s = 0;      // the minibatch loop inside consumption
+  double loss = 0;             // mean PPO loss over the epoch's minibatches
+  double episode_return = 0;   // reward summed over the iteration's steps, mean over arenas
 
   double overall_sps() const { return static_cast<double>(timesteps) / (collection_s + consumption_s); }
   double collection_sps() const { return static_cast<double>(timesteps) / collection_s; }

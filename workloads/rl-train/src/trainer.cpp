@@ -10,8 +10,7 @@ ActorCritic make_model(std::uint64_t seed, torch::Device device, torch::Dtype dt
 }
 
 std::unique_ptr<torch::optim::Adam> make_optimizer(ActorCritic& model, const PpoConfig& config) {
-  return std::make_unique<torch::optim::Adam>(
-      model->parameters(), torch::optim::AdamOptions(config.learning_rate).eps(config.adam_eps));
+  return std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(config.learning_rate).eps(config.adam_eps));
 }
 
 Trainer::Trainer(const TrainerSetup& setup)
@@ -32,8 +31,8 @@ IterationStats Trainer::run_iteration() {
   stats.inference_s = collection.inference_seconds;
 
   const double consumption_start = clock_.now();
-  const UpdateResult update = ppo_update(model_, *optimizer_, rollout, setup_.ppo, setup_.seed,
-                                         static_cast<std::uint64_t>(stats.iteration), clock_, setup_.fault);
+  const UpdateResult update =
+      ppo_update(model_, *optimizer_, rollout, setup_.ppo, setup_.seed, static_cast<std::uint64_t>(stats.iteration), clock_, setup_.fault);
   stats.consumption_s = clock_.now() - consumption_start;
   stats.ppo_learn_s = update.learn_seconds;
 

@@ -11,12 +11,11 @@ namespace {
 
 ParsedOptions parse(std::vector<const char*> arguments, std::map<std::string, std::string> environment = {}) {
   arguments.insert(arguments.begin(), "rl-train");
-  return parse_options(static_cast<int>(arguments.size()), arguments.data(),
-                       [&](const std::string& name) -> std::optional<std::string> {
-                         const auto found = environment.find(name);
-                         if (found == environment.end()) return std::nullopt;
-                         return found->second;
-                       });
+  return parse_options(static_cast<int>(arguments.size()), arguments.data(), [&](const std::string& name) -> std::optional<std::string> {
+    const auto found = environment.find(name);
+    if (found == environment.end()) return std::nullopt;
+    return found->second;
+  });
 }
 
 TEST(Options, DefaultsAreTheSeedWorkloadsShape) {
@@ -39,9 +38,15 @@ TEST(Options, ReadsValuesInBothSpellings) {
 }
 
 TEST(Options, RefusesBadInputWithAMessageAndAHint) {
-  for (const auto& arguments : std::vector<std::vector<const char*>>{
-           {"--device", "gpu"}, {"--iterations", "0"}, {"--iterations", "-3"}, {"--arenas", "12x"},
-           {"--timesteps", "1000"}, {"--minibatches", "3"}, {"--frobnicate"}, {"--seed"}, {"--verify=1"}}) {
+  for (const auto& arguments : std::vector<std::vector<const char*>>{{"--device", "gpu"},
+                                                                     {"--iterations", "0"},
+                                                                     {"--iterations", "-3"},
+                                                                     {"--arenas", "12x"},
+                                                                     {"--timesteps", "1000"},
+                                                                     {"--minibatches", "3"},
+                                                                     {"--frobnicate"},
+                                                                     {"--seed"},
+                                                                     {"--verify=1"}}) {
     const ParsedOptions parsed = parse(arguments);
     EXPECT_FALSE(parsed.options) << arguments[0];
     EXPECT_FALSE(parsed.error.message.empty());

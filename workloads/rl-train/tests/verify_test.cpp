@@ -20,8 +20,7 @@ VerifySetup small_setup() {
 TEST(Verify, CpuAgreesWithItsDoublePrecisionReference) {
   std::ostringstream log;
   int iterations = 0;
-  const VerifyOutcome outcome =
-      run_verification(small_setup(), VerifyTolerances{}, log, [&](const IterationStats&) { ++iterations; });
+  const VerifyOutcome outcome = run_verification(small_setup(), VerifyTolerances{}, log, [&](const IterationStats&) { ++iterations; });
   EXPECT_TRUE(outcome.agreed) << outcome.first_disagreement << "\n" << log.str();
   EXPECT_EQ(iterations, 2);
   EXPECT_NE(log.str().find("verify forward.mean relative_l2"), std::string::npos) << log.str();

@@ -12,7 +12,7 @@ typedef const char* (*which_fn)(void);
 typedef int (*init_fn)(unsigned);
 
 int main(int argc, char** argv) {
-  _setmode(_fileno(stdout), _O_BINARY);  /* "\n" as on Linux, not "\r\n" */
+  _setmode(_fileno(stdout), _O_BINARY); /* "\n" as on Linux, not "\r\n" */
   HMODULE driver = LoadLibraryW(L"nvcuda.dll");
   if (driver == NULL) {
     printf("no nvcuda.dll (error %lu)\n", GetLastError());
