@@ -5,6 +5,7 @@
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "command.hpp"
 
@@ -30,7 +31,7 @@ Result<CommandOutput> write_or_print(const ReportOptions& options, const Context
     if (auto written = platform::write_file_atomic(*options.output, content); !written) return std::unexpected(written.error());
     // The file holds the report; the terminal gets a one-line receipt.
     output.text = fmt::format("Report written to {}\n", *options.output);
-    output.json = {{"written", options.output->string()}};
+    output.json = {{"written", path_to_utf8(*options.output)}};
   }
   return output;
 }
@@ -74,7 +75,7 @@ CommandRun setup_report(CLI::App& sub) {
     auto output = write_or_print(*options, context, std::move(*json), std::move(markdown));
     if (output && options->bundle) {
       output->text += fmt::format("Bundle written to {}\n", *options->bundle);
-      output->json["bundle"] = options->bundle->string();
+      output->json["bundle"] = path_to_utf8(*options->bundle);
     }
     return output;
   };

@@ -114,7 +114,7 @@ CommandRun setup_run(CLI::App& sub) {
 
     CommandOutput output;
     output.json = launch::to_json(*plan);
-    output.json["runtime"] = {{"dir", path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
+    output.json["runtime"] = {{"dir", path_to_utf8(runtime->dir)}, {"chosen_by", std::string(launch::to_string(runtime->chosen_by))}};
     if (o->print_env) {
       output.text = describe_env(*plan);
       return output;
@@ -155,7 +155,7 @@ CommandRun setup_run(CLI::App& sub) {
     record.program = path_to_utf8(plan->target);
     record.arg_count = options.args.size();
     record.runtime_dir = path_to_utf8(runtime->dir);
-    record.runtime_chosen_by = runtime->chosen_by;
+    record.runtime_chosen_by = launch::to_string(runtime->chosen_by);
     record.runtime_version = runtime->version;
     record.zcuda_version = std::string(version());
     record.staged = staged;
@@ -173,7 +173,7 @@ CommandRun setup_run(CLI::App& sub) {
     }
     if (context.home_usable) {
       if (auto written = launch::write_run_record(context.home, record); written) {
-        output.json["record"] = written->string();
+        output.json["record"] = path_to_utf8(*written);
       } else {
         spdlog::warn("could not keep a run record: {}", written.error().message);
       }

@@ -11,6 +11,7 @@
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/probe_location.hpp>
 #include <zcuda/ui/table.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/base/units.hpp>
 #include <zcuda/verify/ladder.hpp>
 #include <zcuda/verify/verify.hpp>
@@ -37,8 +38,10 @@ std::string colored_status(const ui::Style& style, const std::string& status) {
 
 std::string describe_runtime(const verify::Report& r) {
   const auto& rt = r.runtime;
-  std::string text = rt.kind == "native" ? "the system's CUDA" : rt.kind == "zluda" ? "ZLUDA " + rt.version : "folder";
-  if (rt.dir) text += " (" + rt.dir->string() + ")";
+  std::string text = rt.kind == verify::RuntimeKind::native  ? "the system's CUDA"
+                     : rt.kind == verify::RuntimeKind::zluda ? "ZLUDA " + rt.version
+                                                             : "folder";
+  if (rt.dir) text += " (" + path_to_utf8(*rt.dir) + ")";
   text += "; chosen by " + rt.chosen_by;
   if (r.launch_method != "system") text += "; put first with " + r.launch_method;
   return text;
@@ -62,7 +65,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   const auto& style = context.style;
   CommandOutput out;
   out.json = report;
-  out.json["saved"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
+  out.json["saved"] = saved ? nlohmann::json(path_to_utf8(*saved)) : nlohmann::json(nullptr);
   out.exit_code = report.passed() ? 0 : 1;
 
   std::string text = style.bold("Runtime: ") + describe_runtime(report) + "\n";
@@ -111,7 +114,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   text += fmt::format(", in {}.\n", format_duration(report.seconds));
   const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
   text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";
-  if (saved) text += style.dim("Saved to " + saved->string()) + "\n";
+  if (saved) text += style.dim("Saved to " + path_to_utf8(*saved)) + "\n";
   if (!save_problem.empty()) text += ui::notice_text(style, ui::NoticeKind::warning, "the results were not saved: " + save_problem) + "\n";
   out.text = text;
   return out;

@@ -81,7 +81,7 @@ CommandRun setup_warmup(CLI::App& sub) {
     CommandOutput output;
     double seconds = 0;
     std::size_t failed = 0;
-    output.json["runtime"] = {{"dir", zcuda::path_to_utf8(runtime->dir)}, {"chosen_by", runtime->chosen_by}};
+    output.json["runtime"] = {{"dir", zcuda::path_to_utf8(runtime->dir)}, {"chosen_by", std::string(launch::to_string(runtime->chosen_by))}};
     output.json["tool"] = zcuda::path_to_utf8(*tool);
     output.json["files"] = nlohmann::json::array();
     for (const auto& r : *results) {

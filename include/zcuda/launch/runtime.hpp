@@ -3,15 +3,21 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <zcuda/home/home.hpp>
 #include <zcuda/base/error.hpp>
 
 namespace zcuda::launch {
 
+// What chose the runtime: --runtime-dir, the installed one (`current`), or a folder bench named.
+enum class RuntimeChoice { runtime_dir_flag, installed, folder };
+// "--runtime-dir", "installed", "folder": the words records and --json have always used.
+std::string_view to_string(RuntimeChoice choice);
+
 struct RuntimeLocation {
   std::filesystem::path dir;
-  std::string chosen_by;               // "--runtime-dir" or "installed"
+  RuntimeChoice chosen_by = RuntimeChoice::installed;
   std::optional<std::string> version;  // the installed version, when known
 };
 

@@ -44,8 +44,13 @@ struct Unit {
 std::vector<Unit> schedule(const std::vector<const CheckSpec*>& selected);
 
 // Which CUDA libraries are tested.
+// The installed ZLUDA, a folder given with --runtime-dir, or the system's own CUDA.
+enum class RuntimeKind { zluda, folder, native };
+std::string_view to_string(RuntimeKind kind);  // "zluda" | "dir" | "native", as results store it
+std::optional<RuntimeKind> runtime_kind_from(std::string_view text);
+
 struct Runtime {
-  std::string kind;  // "zluda" (installed), "dir" (--runtime-dir), "native"
+  RuntimeKind kind = RuntimeKind::native;
   std::optional<std::filesystem::path> dir;
   std::string version;    // the installed ZLUDA's version, when kind is "zluda"
   std::string chosen_by;  // why this runtime: "--runtime-dir", "installed ZLUDA", ...

@@ -7,6 +7,7 @@
 
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "probes.hpp"
 
@@ -20,7 +21,7 @@ Result<Profile> detect_machine(const Options& options) {
   SystemView view(options.root);
   Profile profile;
   profile.os = std::string(platform::os_id(options.root ? platform::Os::linux : platform::current_os()));
-  profile.root = options.root ? options.root->string() : "/";
+  profile.root = options.root ? path_to_utf8(*options.root) : "/";
 
   if (targets_windows(profile)) {
     probe_windows_gpus(profile);

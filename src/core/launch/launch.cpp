@@ -183,15 +183,15 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   }
   const fs::path runtime = plan.runtime_dir;
   auto hip = find_hip(options, base);
-  if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
+  if (hip) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
   set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
     if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {
-      set("ROCBLAS_TENSILE_LIBPATH", dir->string(), "rocBLAS kernels (rocBLAS aborts when it finds none for the GPU)");
+      set("ROCBLAS_TENSILE_LIBPATH", path_to_utf8(*dir), "rocBLAS kernels (rocBLAS aborts when it finds none for the GPU)");
     }
     if (auto dir = kernel_folder(lib / "hipblaslt" / "library", options.gfx)) {
-      set("HIPBLASLT_TENSILE_LIBPATH", dir->string(), "hipBLASLt kernels");
+      set("HIPBLASLT_TENSILE_LIBPATH", path_to_utf8(*dir), "hipBLASLt kernels");
     }
   }
   if (options.device) {

@@ -10,7 +10,7 @@
 namespace zcuda::launch {
 
 std::vector<std::string> quarantined_files(const RuntimeLocation& runtime, const home::Home& home) {
-  if (runtime.chosen_by != "installed" || !runtime.version) return {};
+  if (runtime.chosen_by != RuntimeChoice::installed || !runtime.version) return {};
   return install::quarantine_suspects(home, "zluda", *runtime.version);
 }
 

@@ -50,6 +50,18 @@ std::vector<std::string> installed_versions(const fs::path& base) {
 
 }  // namespace
 
+std::string_view to_string(RuntimeChoice choice) {
+  switch (choice) {
+    case RuntimeChoice::runtime_dir_flag:
+      return "--runtime-dir";
+    case RuntimeChoice::installed:
+      return "installed";
+    case RuntimeChoice::folder:
+      return "folder";
+  }
+  return "installed";
+}
+
 Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const home::Home& home) {
   if (!spec) {
     auto located = locate_runtime(std::nullopt, home);
@@ -60,14 +72,14 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
   const fs::path base = home.installs() / "zluda";
   const bool looks_like_path = spec->find_first_of("/\\") != std::string::npos;
   if (!looks_like_path && !spec->empty() && *spec != "." && *spec != "..") {
-    if (auto dir = installed_version_dir(base, *spec)) return std::optional<RuntimeLocation>(RuntimeLocation{*dir, "installed", *spec});
+    if (auto dir = installed_version_dir(base, *spec)) return std::optional<RuntimeLocation>(RuntimeLocation{*dir, RuntimeChoice::installed, *spec});
   }
   std::error_code ec;
   const fs::path folder = path_from_utf8(*spec);
   if (fs::is_directory(folder, ec)) {
     auto located = locate_runtime(folder, home);
     if (!located) return std::unexpected(located.error());
-    located->chosen_by = "folder";
+    located->chosen_by = RuntimeChoice::folder;
     return std::optional<RuntimeLocation>(*located);
   }
   const auto versions = installed_versions(base);
@@ -83,7 +95,7 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
       return fail(ErrorKind::not_found, fmt::format("The runtime folder {} does not exist", *flag),
                   "Pass --runtime-dir the folder that holds ZLUDA's libraries (nvcuda.dll or libcuda.so.1).");
     }
-    return RuntimeLocation{fs::absolute(*flag), "--runtime-dir", std::nullopt};
+    return RuntimeLocation{fs::absolute(*flag), RuntimeChoice::runtime_dir_flag, std::nullopt};
   }
   const fs::path base = home.installs() / "zluda";
   const fs::path pointer = base / "current";
@@ -97,7 +109,7 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
   }
   const fs::path dir = base / path_from_utf8(version);
   // ZLUDA's archives hold one top folder, zluda/; accept the files at either level.
-  if (auto found = installed_version_dir(base, version)) return RuntimeLocation{*found, "installed", version};
+  if (auto found = installed_version_dir(base, version)) return RuntimeLocation{*found, RuntimeChoice::installed, version};
   return fail(ErrorKind::not_found, fmt::format("The installed ZLUDA {} is missing from {}", version, dir),
               "Run 'zcuda install' again to repair it, or pass --runtime-dir DIR.");
 }

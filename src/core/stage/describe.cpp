@@ -119,7 +119,7 @@ json to_json(const UnstageResult& r) {
           {"restored", r.restored},
           {"removed", r.removed},
           {"kept", kept},
-          {"kept_dir", r.kept_dir ? json(r.kept_dir->string()) : json(nullptr)}};
+          {"kept_dir", r.kept_dir ? json(path_to_utf8(*r.kept_dir)) : json(nullptr)}};
 }
 
 }  // namespace zcuda::stage

@@ -370,7 +370,7 @@ nlohmann::json to_json(const Plan& plan) {
                      {"importers", importers}});
   }
   return {{"root", path_to_utf8(plan.root)},
-          {"program", plan.program ? json(plan.program->string()) : json(nullptr)},
+          {"program", plan.program ? json(path_to_utf8(*plan.program)) : json(nullptr)},
           {"runtime", path_to_utf8(plan.runtime_dir)},
           {"os", platform::os_id(plan.os)},
           {"backends", {{"miopen", plan.backends.miopen}, {"miopen_evidence", plan.backends.miopen_evidence}}},

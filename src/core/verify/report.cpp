@@ -66,7 +66,7 @@ std::optional<T> optional_at(const json& in, const char* key) {
 
 void to_json(json& out, const Report& r) {
   const Summary summary = summarize(r);
-  json runtime = {{"kind", r.runtime.kind},
+  json runtime = {{"kind", std::string(to_string(r.runtime.kind))},
                   {"dir", r.runtime.dir ? json(path_to_utf8(*r.runtime.dir)) : json(nullptr)},
                   {"chosen_by", r.runtime.chosen_by},
                   {"launch", r.launch_method}};
@@ -117,7 +117,10 @@ void from_json(const json& in, Report& r) {
   r = Report{};
   r.started_utc = in.at("started_utc").get<std::string>();
   const auto& runtime = in.at("runtime");
-  r.runtime.kind = runtime.at("kind").get<std::string>();
+  const auto kind_text = runtime.at("kind").get<std::string>();
+  const auto kind = runtime_kind_from(kind_text);
+  if (!kind) throw json::other_error::create(501, "runtime.kind '" + kind_text + "' is not zluda, dir or native", &runtime);
+  r.runtime.kind = *kind;
   if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = path_from_utf8(*dir);
   r.runtime.chosen_by = runtime.at("chosen_by").get<std::string>();
   r.runtime.version = runtime.value("version", "");

@@ -41,28 +41,47 @@ Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
   if (!holds_driver(dir) && holds_driver(dir / "zluda")) dir /= "zluda";
-  return std::optional<Runtime>{Runtime{"zluda", dir, version, "installed ZLUDA"}};
+  return std::optional<Runtime>{Runtime{RuntimeKind::zluda, dir, version, "installed ZLUDA"}};
 }
 
 }  // namespace
+
+std::string_view to_string(RuntimeKind kind) {
+  switch (kind) {
+    case RuntimeKind::zluda:
+      return "zluda";
+    case RuntimeKind::folder:
+      return "dir";
+    case RuntimeKind::native:
+      return "native";
+  }
+  return "native";
+}
+
+std::optional<RuntimeKind> runtime_kind_from(std::string_view text) {
+  for (auto kind : {RuntimeKind::zluda, RuntimeKind::folder, RuntimeKind::native}) {
+    if (to_string(kind) == text) return kind;
+  }
+  return std::nullopt;
+}
 
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home) {
   if (runtime_dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(*runtime_dir, ec)) {
-      return fail(ErrorKind::not_found, "The runtime folder " + runtime_dir->string() + " does not exist",
+      return fail(ErrorKind::not_found, "The runtime folder " + path_to_utf8(*runtime_dir) + " does not exist",
                   "Pass a folder that holds the CUDA libraries to test, such as an extracted ZLUDA release.");
     }
-    return Runtime{"dir", std::filesystem::absolute(*runtime_dir), "", "--runtime-dir"};
+    return Runtime{RuntimeKind::folder, std::filesystem::absolute(*runtime_dir), "", "--runtime-dir"};
   }
-  if (runtime == "native") return Runtime{"native", std::nullopt, "", "--runtime native"};
+  if (runtime == "native") return Runtime{RuntimeKind::native, std::nullopt, "", "--runtime native"};
   auto installed = installed_zluda(home);
   if (!installed) return std::unexpected(installed.error());
   if (*installed) return **installed;
   if (runtime == "zluda") {
     return fail(ErrorKind::not_found, "No ZLUDA is installed", "Install one with 'zcuda install', or test a folder with --runtime-dir DIR.");
   }
-  return Runtime{"native", std::nullopt, "", "no ZLUDA installed"};
+  return Runtime{RuntimeKind::native, std::nullopt, "", "no ZLUDA installed"};
 }
 
 }  // namespace zcuda::verify

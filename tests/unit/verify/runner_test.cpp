@@ -319,7 +319,7 @@ TEST_F(VerifyRuntime, InstalledZludaIsTheDefault) {
   EXPECT_EQ(*r->dir, dir / "installs" / "zluda" / "v6-preview.69");
   auto native = resolve_runtime(std::nullopt, "native", home);
   ASSERT_TRUE(native);
-  EXPECT_EQ(native->kind, "native") << "--runtime native overrides the installed ZLUDA";
+  EXPECT_EQ(native->kind, RuntimeKind::native) << "--runtime native overrides the installed ZLUDA";
 }
 
 TEST_F(VerifyRuntime, ArchiveLayoutWithAZludaSubfolder) {
