@@ -24,11 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string read_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // Enough entries and incompressible bytes (about 3.6 MB) that the download lands on disk in
 // several of its 1 MiB write blocks.
 std::vector<test::Spec> runtime_entries() {
@@ -63,7 +58,7 @@ struct Scene {
     fs::create_directories(dir / "src");
     archive = dir / "src" / (t == test::ArchiveType::zip ? "zluda.zip" : "zluda.tar.gz");
     test::write_archive(archive, t, entries);
-    bytes = read_bytes(archive);
+    bytes = test::read_file(archive);
     sha256 = zcuda::sha256_file(archive).value();
   }
 
@@ -123,7 +118,7 @@ struct Scene {
 };
 
 std::string receipt_files(const home::Home& h) {
-  auto text = read_bytes(h.root / "installs" / "zluda" / "v1.receipt.json");
+  auto text = test::read_file(h.root / "installs" / "zluda" / "v1.receipt.json");
   auto doc = json::parse(text, nullptr, false);
   return doc.is_discarded() ? text : doc["files"].dump();
 }
@@ -181,7 +176,7 @@ TEST_P(Streamed, ADigestMismatchFoundAtTheEndInstallsNothing) {
   entries.back() = test::file("zluda/zluda.exe", "another launcher");
   const fs::path impostor = s.dir / "impostor";
   test::write_archive(impostor, GetParam(), entries);
-  s.serve(read_bytes(impostor));
+  s.serve(test::read_file(impostor));
   Options options;
   options.fetch.max_attempts_per_source = 1;
   auto out = s.install(options);
