@@ -13,6 +13,8 @@
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/run_record.hpp>
+#include <zcuda/launch/trace.hpp>
+#include <zcuda/platform/files.hpp>
 #include <zcuda/platform/utf8.hpp>
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
@@ -33,6 +35,7 @@ struct RunOptions {
   std::vector<std::string> env;
   bool print_env = false;
   bool no_explain = false;
+  bool trace = false;
   InlineGlobals globals;
   std::vector<std::string> unused_positional;
 };
@@ -42,12 +45,21 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
   if (!context.options.quiet) context.notices.print(kind, text);
 }
 
+// Linux: a folder of this run's own for zluda_trace (ZLUDA_LOG_DIR), so every file in it is this
+// run's; made only when the program is launched.
+std::filesystem::path trace_folder(const app::Home& home) {
+  const auto now = std::chrono::system_clock::now();
+  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
+  return home.state / "traces" / fmt::format("{:%Y%m%dT%H%M%S}-{:09}", std::chrono::floor<std::chrono::seconds>(now), unique);
+}
+
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
+  if (plan.trace_dir) out += fmt::format("# traces: under {}\n", plan.trace_dir->string());
   out += fmt::format("# command: {}", plan.program);
   for (const auto& a : plan.args) out += " " + platform::quote_windows_argument(a);
   return out + "\n";
@@ -71,6 +83,9 @@ CommandRun setup_run(CLI::App& sub) {
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
+  sub.add_flag("--trace", o->trace,
+               "Run through ZLUDA's trace libraries (Windows: zluda.exe --zluda-trace) for a maintainer; zcuda report --bundle "
+               "takes the trace files");
   sub.add_flag("--no-explain", o->no_explain, "Do not match a failed program's stderr against the known failures (zcuda explain)");
   sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
@@ -97,6 +112,14 @@ CommandRun setup_run(CLI::App& sub) {
       return std::unexpected(std::move(error));
     }
     options.runtime = *runtime;
+    options.trace = o->trace;
+    if (o->trace && options.os != platform::Os::windows) {
+      if (!context.home_usable) {
+        return fail(ErrorKind::environment, fmt::format("--trace keeps the traces under zcuda's home ({}), which cannot be written", context.home.state),
+                    "Choose a writable home with --home or ZCUDA_HOME.");
+      }
+      options.trace_log_dir = trace_folder(context.home);
+    }
     const auto quarantined = launch::quarantined_files(*runtime, context.home);
     if (!quarantined.empty()) note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
@@ -130,6 +153,15 @@ CommandRun setup_run(CLI::App& sub) {
       if (auto slow = warmup::first_run_notice(plan->target, runtime->dir)) note(context, ui::NoticeKind::notice, *slow);
     }
 
+    // The run's traces are the files that appear (or change) in zluda_trace's folder.
+    launch::TraceSnapshot traces_before;
+    if (plan->trace_dir) {
+      std::error_code ec;
+      if (options.os != platform::Os::windows) std::filesystem::create_directories(*plan->trace_dir, ec);
+      if (ec) return std::unexpected(platform::io_error("create folder", *plan->trace_dir, ec));
+      traces_before = launch::snapshot_traces(*plan->trace_dir, plan->trace_program, options.os);
+    }
+
     platform::ProcessSpec spec;
     spec.program = plan->program;
     spec.args = plan->args;
@@ -154,6 +186,18 @@ CommandRun setup_run(CLI::App& sub) {
     record.zcuda_version = std::string(version());
     record.staged = staged;
     for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
+    if (plan->trace_dir) {
+      launch::RecordedTraces traces{platform::path_to_utf8(*plan->trace_dir), {}};
+      for (const auto& file : launch::new_trace_files(traces_before, launch::snapshot_traces(*plan->trace_dir, plan->trace_program, options.os))) {
+        traces.files.push_back(platform::path_to_utf8(file));
+      }
+      note(context, ui::NoticeKind::notice,
+           traces.files.empty()
+               ? fmt::format("--trace: no trace files appeared under {} (zluda_trace writes them once the program loads CUDA)", *plan->trace_dir)
+               : fmt::format("--trace: {} trace file(s) under {}; zcuda report --bundle takes them", traces.files.size(), *plan->trace_dir));
+      output.json["traces"] = {{"folder", traces.folder}, {"files", traces.files}};
+      record.traces = std::move(traces);
+    }
     // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
     if (ran->exit_code != 0 && !o->no_explain) {
       if (auto explained = explain::explain_failure(ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
