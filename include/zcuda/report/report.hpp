@@ -48,7 +48,8 @@ std::string render_markdown(const nlohmann::json& report);
 // The trace files (zcuda run --trace) a bundle takes, from the newest run record that has traces
 // (docs/report.md, "Traces in a bundle"): text files redacted, up to `max_bytes` in all; binary
 // files, files past the bound and files that are gone are left out, each with the reason.
-inline constexpr std::uintmax_t kBundleTraceBytes = 8u << 20;
+// 4 MiB: redaction (std::regex, a dozen rules) takes seconds per MiB, and a bundle goes into an issue.
+inline constexpr std::uintmax_t kBundleTraceBytes = 4u << 20;
 
 struct BundleTrace {
   std::string source;      // the file, as the run record names it
