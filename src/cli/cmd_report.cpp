@@ -68,12 +68,15 @@ CommandRun setup_report(CLI::App& sub) {
     if (!json) return std::unexpected(json.error());
     std::string markdown = report::render_markdown(*json);
     report::BundleTraces traces;
+    nlohmann::json traces_summary;
     if (options->bundle) {
       const report::Redactor redactor = report::redactor_for(collect);
       traces = report::gather_traces(launch::recent_run_records(context.home, collect.max_runs), redactor);
       if (auto bundled = report::write_bundle(*options->bundle, *json, markdown, context.home.logs, redactor, traces); !bundled) {
         return std::unexpected(bundled.error());
       }
+      traces_summary = report::to_json(traces);
+      redactor.apply(traces_summary);
     }
     auto output = write_or_print(*options, context, std::move(*json), std::move(markdown));
     if (output && options->bundle) {
@@ -84,9 +87,7 @@ CommandRun setup_report(CLI::App& sub) {
         const auto left = static_cast<std::ptrdiff_t>(traces.files.size()) - taken;
         output->text += fmt::format("It holds {} trace file(s) of the traced run at {}{}\n", taken, *traces.run_started_utc,
                                     left ? fmt::format("; {} left out (traces/manifest.json says why)", left) : std::string());
-        nlohmann::json summary = report::to_json(traces);
-        report::redactor_for(collect).apply(summary);
-        output->json["bundle_traces"] = std::move(summary);
+        output->json["bundle_traces"] = std::move(traces_summary);
       }
     }
     return output;
