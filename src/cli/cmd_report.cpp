@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
@@ -48,7 +48,9 @@ CommandRun setup_report(CLI::App& sub) {
   sub.add_flag("--no-hash", options->no_hash, "Check installed files by size only, without re-hashing them");
   sub.require_subcommand(0, 1);
   options->merge = sub.add_subcommand("merge", "Merge JSON reports from many machines into a compatibility matrix");
-  add_path_option(*options->merge, "files", options->merge_files, "JSON reports (zcuda report --json --output FILE)")->required()->check(kExistingFile);
+  add_path_option(*options->merge, "files", options->merge_files, "JSON reports (zcuda report --json --output FILE)")
+      ->required()
+      ->check(kExistingFile);
   add_path_option(*options->merge, "-o,--output", options->output, "Write the matrix to FILE (Markdown, or JSON with --json)")->type_name("FILE");
   options->merge->fallthrough();
   sub.footer("Redaction is on by default: user and host names, the home folder, e-mail addresses and tokens become placeholders.");

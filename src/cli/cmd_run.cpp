@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/version.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/version.hpp>
 #include <zcuda/explain/explain.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
@@ -15,7 +15,7 @@
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
@@ -47,7 +47,7 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 
 // Linux: a folder of this run's own for zluda_trace (ZLUDA_LOG_DIR), so every file in it is this
 // run's; made only when the program is launched.
-std::filesystem::path trace_folder(const app::Home& home) {
+std::filesystem::path trace_folder(const home::Home& home) {
   const auto now = std::chrono::system_clock::now();
   const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
   return home.state / "traces" / fmt::format("{:%Y%m%dT%H%M%S}-{:09}", std::chrono::floor<std::chrono::seconds>(now), unique);
@@ -69,8 +69,10 @@ std::string describe_env(const launch::LaunchPlan& plan) {
 
 CommandRun setup_run(CLI::App& sub) {
   auto o = std::make_shared<RunOptions>();
-  sub.footer("Usage: zcuda run [OPTIONS] [--] APP [ARGS...]\nEverything after APP is passed to the program unchanged, even what looks like an option; '--' is only "
-             "needed when APP starts with '-'. zcuda exits with the program's exit code (128+N when a signal N ends it).");
+  sub.footer(
+      "Usage: zcuda run [OPTIONS] [--] APP [ARGS...]\nEverything after APP is passed to the program unchanged, even what looks like an option; '--' "
+      "is only "
+      "needed when APP starts with '-'. zcuda exits with the program's exit code (128+N when a signal N ends it).");
   // Everything from the first non-option on is the program's: with prefix_command CLI11 moves
   // it, and all after it, to remaining(). A positional that accepts nothing makes CLI11 keep a
   // leading '--' (and what follows) for us instead of handing it back to the main parser.
@@ -87,7 +89,10 @@ CommandRun setup_run(CLI::App& sub) {
                "Run through ZLUDA's trace libraries (Windows: zluda.exe --zluda-trace) for a maintainer; zcuda report --bundle "
                "takes the trace files");
   sub.add_flag("--no-explain", o->no_explain, "Do not match a failed program's stderr against the known failures (zcuda explain)");
-  sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")->take_all()->expected(1)->allow_extra_args(false);
+  sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")
+      ->take_all()
+      ->expected(1)
+      ->allow_extra_args(false);
   // Global flags are also accepted between 'run' and APP (fallthrough is off for this command).
   add_inline_globals(sub, o->globals, "Print machine-readable JSON on stdout (after the program's own output)");
 
@@ -96,7 +101,7 @@ CommandRun setup_run(CLI::App& sub) {
     auto rest = program_and_args(sub.remaining(), "run");
     if (!rest) return std::unexpected(rest.error());
     const detect::Profile detected = detect_unless_told_not_to(o->launch);
-    launch::LaunchOptions options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
+    launch::Options options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
     for (const auto& assignment : o->env) {
       auto kv = launch::parse_assignment(assignment);
       if (!kv) return std::unexpected(kv.error());
@@ -115,13 +120,15 @@ CommandRun setup_run(CLI::App& sub) {
     options.trace = o->trace;
     if (o->trace && options.os != platform::Os::windows) {
       if (!context.home_usable) {
-        return fail(ErrorKind::environment, fmt::format("--trace keeps the traces under zcuda's home ({}), which cannot be written", context.home.state),
+        return fail(ErrorKind::environment,
+                    fmt::format("--trace keeps the traces under zcuda's home ({}), which cannot be written", context.home.state),
                     "Choose a writable home with --home or ZCUDA_HOME.");
       }
       options.trace_log_dir = trace_folder(context.home);
     }
     const auto quarantined = launch::quarantined_files(*runtime, context.home);
-    if (!quarantined.empty()) note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
+    if (!quarantined.empty())
+      note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
     if (auto learned = launch::learn_launcher_join(options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
       return std::unexpected(learned.error());
@@ -158,7 +165,7 @@ CommandRun setup_run(CLI::App& sub) {
     if (plan->trace_dir) {
       std::error_code ec;
       if (options.os != platform::Os::windows) std::filesystem::create_directories(*plan->trace_dir, ec);
-      if (ec) return std::unexpected(platform::io_error("create folder", *plan->trace_dir, ec));
+      if (ec) return std::unexpected(io_error("create folder", *plan->trace_dir, ec));
       traces_before = launch::snapshot_traces(*plan->trace_dir, plan->trace_program, options.os);
     }
 
@@ -187,9 +194,9 @@ CommandRun setup_run(CLI::App& sub) {
     record.staged = staged;
     for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
     if (plan->trace_dir) {
-      launch::RecordedTraces traces{platform::path_to_utf8(*plan->trace_dir), {}};
+      launch::RecordedTraces traces{zcuda::path_to_utf8(*plan->trace_dir), {}};
       for (const auto& file : launch::new_trace_files(traces_before, launch::snapshot_traces(*plan->trace_dir, plan->trace_program, options.os))) {
-        traces.files.push_back(platform::path_to_utf8(file));
+        traces.files.push_back(zcuda::path_to_utf8(file));
       }
       note(context, ui::NoticeKind::notice,
            traces.files.empty()
@@ -200,7 +207,8 @@ CommandRun setup_run(CLI::App& sub) {
     }
     // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
     if (ran->exit_code != 0 && !o->no_explain) {
-      if (auto explained = explain::explain_failure(ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
+      if (auto explained = explain::explain_failure(
+              ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
         std::string block = explain::render_text(*explained);
         if (block.ends_with('\n')) block.pop_back();
         note(context, ui::NoticeKind::note, "the program failed with a known failure (zcuda explain):\n" + block);

@@ -40,9 +40,10 @@ void plant_files(const TempDir& home) {
   check.stack = "zluda";
   check.device = "X [ZLUDA]";
   result.checks = {check};
-  app::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
+  home::Home layout{home.path(), home / "cache", home / "state", home / "logs", "ZCUDA_HOME"};
   ASSERT_TRUE(verify::save(result, layout));
-  write_file(home / "logs" / "zcuda.log", "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
+  write_file(home / "logs" / "zcuda.log",
+             "2026-12-01 debug: fetching https://u:s3cr3t-proxy-pass@host/x with ghp_plantedTokenPlantedToken1234567890\n");
 }
 
 void expect_clean(const std::string& text, const std::string& where) {
@@ -88,7 +89,8 @@ TEST(ReportCli, MarkdownJsonFileAndBundleCarryNoSecrets) {
 // says, as zluda_trace does) is in the bundle, with another user's home folder redacted.
 TEST(ReportCli, ABundleTakesTheTracedRunsFilesRedacted) {
 #ifdef _WIN32
-  GTEST_SKIP() << "the child here is /bin/sh writing where Linux's ZLUDA_LOG_DIR says; on Windows launch_tests' TraceRun goes through a stand-in zluda.exe";
+  GTEST_SKIP()
+      << "the child here is /bin/sh writing where Linux's ZLUDA_LOG_DIR says; on Windows launch_tests' TraceRun goes through a stand-in zluda.exe";
 #else
   TempDir home;
   CommandOptions o;
@@ -132,11 +134,19 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   TempDir dir;
   write_archive(dir / "z.zip", ArchiveType::zip,
                 {test::dir("zluda/"), test::file("zluda/nvcuda.dll", "NVCUDA-TEST"), test::file("zluda/zluda.exe", "LAUNCHER")});
-  auto digest = fetch::sha256_file(dir / "z.zip");
+  auto digest = zcuda::sha256_file(dir / "z.zip");
   ASSERT_TRUE(digest);
-  nlohmann::json entry = {{"id", "zluda-test"}, {"component", "zluda"}, {"version", "v1"}, {"os", "any"},
-                          {"url", test::file_url(dir / "z.zip")}, {"mirrors", nlohmann::json::array()}, {"sha256", *digest},
-                          {"archive", "zip"}, {"root", "zluda"}, {"optional", false}, {"license", "test"}};
+  nlohmann::json entry = {{"id", "zluda-test"},
+                          {"component", "zluda"},
+                          {"version", "v1"},
+                          {"os", "any"},
+                          {"url", test::file_url(dir / "z.zip")},
+                          {"mirrors", nlohmann::json::array()},
+                          {"sha256", *digest},
+                          {"archive", "zip"},
+                          {"root", "zluda"},
+                          {"optional", false},
+                          {"license", "test"}};
   write_file(dir / "m.json", nlohmann::json{{"schema", 1}, {"artifacts", {entry}}}.dump());
   CommandOptions o;
   o.set_env["ZCUDA_HOME"] = (dir / "home").string();

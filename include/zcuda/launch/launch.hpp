@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
@@ -20,28 +20,28 @@ namespace zcuda::launch {
 // The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
 inline constexpr const char* kDefaultZludaCc = "8.6";
 
-struct LaunchOptions {
-  std::filesystem::path program;                 // as the user gave it
-  std::vector<std::string> args;                 // passed exactly
+struct Options {
+  std::filesystem::path program;  // as the user gave it
+  std::vector<std::string> args;  // passed exactly
   RuntimeLocation runtime;
-  std::optional<std::filesystem::path> hip_path; // --hip-path; else HIP_PATH; else ROCm's root
-  std::optional<std::filesystem::path> libtorch; // --libtorch
+  std::optional<std::filesystem::path> hip_path;  // --hip-path; else HIP_PATH; else ROCm's root
+  std::optional<std::filesystem::path> libtorch;  // --libtorch
   std::string zluda_cc = kDefaultZludaCc;
-  std::optional<std::string> gfx;                // --gfx: selects per-gfx kernel folders
-  std::optional<std::string> device;             // --device: HIP_VISIBLE_DEVICES
+  std::optional<std::string> gfx;                              // --gfx: selects per-gfx kernel folders
+  std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
-  bool direct = false;                           // Windows: do not go through zluda.exe
-  bool tf32_override = true;                     // TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 unless already set
+  bool direct = false;                                         // Windows: do not go through zluda.exe
+  bool tf32_override = true;                                   // TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 unless already set
   // How this zluda.exe joins its target's arguments (launcher.hpp learns it); unset: the
   // arguments go to zluda.exe as given.
   std::optional<LauncherJoin> launcher_join;
-  std::vector<std::string> launcher_flags;       // zluda.exe's own, before "--" (--zluda-trace)
+  std::vector<std::string> launcher_flags;  // zluda.exe's own, before "--" (--zluda-trace)
   // --trace: through ZLUDA's trace libraries (zluda_trace, in the runtime's trace/ folder).
   // Windows: zluda.exe --zluda-trace, which sets ZLUDA_LOG_DIR=%TEMP%\zluda itself; Linux: the
   // recipe's variables, ZLUDA_LOG_DIR naming trace_log_dir (the caller's per-run folder).
   bool trace = false;
   std::filesystem::path trace_log_dir;
-  std::optional<bool> elevated;                  // whether zcuda runs as administrator; unset: ask Windows
+  std::optional<bool> elevated;  // whether zcuda runs as administrator; unset: ask Windows
   platform::Os os = platform::current_os();
 };
 
@@ -51,18 +51,18 @@ struct EnvChange {
   std::optional<std::string> before;
   std::string after;
   std::string why;
-  bool removed = false;               // the variable is taken out of the environment
+  bool removed = false;  // the variable is taken out of the environment
 };
 
 struct LaunchPlan {
-  std::filesystem::path program;      // what is executed (zluda.exe or the program itself)
+  std::filesystem::path program;  // what is executed (zluda.exe or the program itself)
   std::vector<std::string> args;
-  std::filesystem::path target;       // the user's program, resolved
+  std::filesystem::path target;  // the user's program, resolved
   bool through_launcher = false;
   std::optional<LauncherJoin> launcher_join;  // how the arguments were encoded for zluda.exe
-  std::filesystem::path runtime_dir;  // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
-  bool is_32bit = false;              // Windows: the program is a 32-bit (x86) PE
-  platform::Environment environment;  // the child's whole environment
+  std::filesystem::path runtime_dir;          // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
+  bool is_32bit = false;                      // Windows: the program is a 32-bit (x86) PE
+  platform::Environment environment;          // the child's whole environment
   std::vector<EnvChange> changes;
   // --trace: where zluda_trace writes (ZLUDA_LOG_DIR), and on Windows the name of the program's
   // own folder under it (trace.hpp: the run's traces are what appears there).
@@ -74,14 +74,13 @@ struct LaunchPlan {
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text);
 
 // Finds the program: a path as given, else a name searched on PATH (Windows: also NAME.exe).
-Result<std::filesystem::path> resolve_program(const std::filesystem::path& program, const platform::Environment& env,
-                                              platform::Os os);
+Result<std::filesystem::path> resolve_program(const std::filesystem::path& program, const platform::Environment& env, platform::Os os);
 
-Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base);
+Result<LaunchPlan> prepare_launch(const Options& options, const platform::Environment& base);
 
 // A launch without ZLUDA (bench's `native`): the program itself, with the environment as given
 // plus the overrides; options.runtime is not used.
-Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base);
+Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base);
 
 nlohmann::json to_json(const LaunchPlan& plan);
 

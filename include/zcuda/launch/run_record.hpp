@@ -1,6 +1,6 @@
 #pragma once
 // The record `zcuda run` keeps of each run, <home state>/runs/<time>-<n>.json, read by `zcuda
-// report`. Its one JSON form is to_json/from_json here (zcuda/core/record.hpp says why).
+// report`. Its one JSON form is to_json/from_json here (zcuda/base/record.hpp says why).
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 
 namespace zcuda::launch {
 
@@ -41,7 +41,7 @@ struct RecordedTraces {
 };
 
 struct RunRecord {
-  std::string started_utc;    // "2026-12-02T11:54:03Z"
+  std::string started_utc;  // "2026-12-02T11:54:03Z"
   double seconds = 0;
   int exit_code = 0;
   std::optional<int> signal;
@@ -62,10 +62,10 @@ void to_json(nlohmann::json& out, const RunRecord& record);
 void from_json(const nlohmann::json& in, RunRecord& record);
 
 // Writes <home.state>/runs/<time>-<n>.json; returns its path.
-Result<std::filesystem::path> write_run_record(const app::Home& home, const RunRecord& record);
+Result<std::filesystem::path> write_run_record(const home::Home& home, const RunRecord& record);
 // Reads one back; ErrorKind::invalid_input when it is not a run record.
 Result<RunRecord> read_run_record(const std::filesystem::path& file);
 // The newest records first, at most `limit`; unreadable files are skipped.
-std::vector<RunRecord> recent_run_records(const app::Home& home, std::size_t limit);
+std::vector<RunRecord> recent_run_records(const home::Home& home, std::size_t limit);
 
 }  // namespace zcuda::launch

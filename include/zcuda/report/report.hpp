@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/app/home.hpp>
-#include <zcuda/core/error.hpp>
+#include <zcuda/home/home.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/report/redact.hpp>
@@ -20,12 +20,12 @@ namespace zcuda::report {
 inline constexpr int kReportSchema = 1;
 
 struct CollectOptions {
-  app::Home home;
+  home::Home home;
   platform::Environment environment;
   bool redact = true;
-  bool hash_installed_files = true;   // re-hash installed files against their receipts
-  std::size_t max_runs = 10;          // most recent run records included
-  std::size_t max_benches = 5;        // most recent bench records included
+  bool hash_installed_files = true;  // re-hash installed files against their receipts
+  std::size_t max_runs = 10;         // most recent run records included
+  std::size_t max_benches = 5;       // most recent bench records included
   // Whether an application bench with an output check has passed on this machine: the evidence
   // for the ladder's top level, which verify cannot see. Whoever knows sets it.
   bool application_verified = false;
@@ -52,11 +52,11 @@ std::string render_markdown(const nlohmann::json& report);
 inline constexpr std::uintmax_t kBundleTraceBytes = 4u << 20;
 
 struct BundleTrace {
-  std::string source;      // the file, as the run record names it
-  std::string entry;       // its name in the zip ("traces/..."); empty when left out
-  std::uintmax_t size = 0; // on disk, when it could be read
-  std::string left_out;    // why it is not in the bundle; empty when it is
-  std::string text;        // the redacted content
+  std::string source;       // the file, as the run record names it
+  std::string entry;        // its name in the zip ("traces/..."); empty when left out
+  std::uintmax_t size = 0;  // on disk, when it could be read
+  std::string left_out;     // why it is not in the bundle; empty when it is
+  std::string text;         // the redacted content
 };
 
 struct BundleTraces {

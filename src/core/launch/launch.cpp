@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/windows_system.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::launch {
 
@@ -26,9 +26,7 @@ std::optional<std::string> lookup(const platform::Environment& env, const std::s
 }
 
 // The key under which the environment holds `name` (Windows keeps "Path" as it is spelt).
-std::string key_of(const platform::Environment& env, const std::string& name, Os os) {
-  return platform::variable_key(env, name, os).value_or(name);
-}
+std::string key_of(const platform::Environment& env, const std::string& name, Os os) { return platform::variable_key(env, name, os).value_or(name); }
 
 char list_separator(Os os) { return os == Os::windows ? ';' : ':'; }
 
@@ -55,11 +53,11 @@ std::string prepend(const std::vector<fs::path>& first, const std::optional<std:
   return out;
 }
 
-std::optional<fs::path> find_hip(const LaunchOptions& options, const platform::Environment& env) {
+std::optional<fs::path> find_hip(const Options& options, const platform::Environment& env) {
   if (options.hip_path) return options.hip_path;
-  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return platform::path_from_utf8(*hip);
+  if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return zcuda::path_from_utf8(*hip);
   if (options.os == Os::linux) {
-    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return platform::path_from_utf8(*rocm);
+    if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return zcuda::path_from_utf8(*rocm);
     if (is_dir("/opt/rocm")) return fs::path("/opt/rocm");
   }
   return std::nullopt;
@@ -100,7 +98,7 @@ constexpr std::uint16_t kMachineI386 = 0x14c;
 // DLL injected into it fails with "initialization routine failed". A program whose manifest
 // requires administrator rights cannot be started from a terminal that is not elevated (error
 // 740). Files that are not PE, or that do not parse, are left to Windows to judge.
-Status check_windows_program(const LaunchOptions& options, LaunchPlan& plan) {
+Status check_windows_program(const Options& options, LaunchPlan& plan) {
   auto read = binfmt::read_imports(plan.target);
   if (!read || !*read || (*read)->format != binfmt::Format::pe) return {};
   const binfmt::Imports& pe = **read;
@@ -132,15 +130,14 @@ Status check_windows_program(const LaunchOptions& options, LaunchPlan& plan) {
 
 // --trace needs zluda_trace's libraries, and on Windows zluda.exe to inject them: refused before
 // anything starts when either is missing.
-Status check_trace(const LaunchOptions& options, const fs::path& runtime, const fs::path& trace_libraries) {
+Status check_trace(const Options& options, const fs::path& runtime, const fs::path& trace_libraries) {
   if (options.os == Os::windows && options.direct) {
     return fail(ErrorKind::usage, "--trace goes through zluda.exe (zluda.exe --zluda-trace), and --direct launches without it",
                 "Leave out --direct to trace, or --trace to launch the program itself.");
   }
   if (!is_dir(trace_libraries)) {
     return fail(ErrorKind::not_found,
-                fmt::format("this ZLUDA ({}) has no trace folder ({}), which holds ZLUDA's trace libraries (zluda_trace)", runtime,
-                            trace_libraries),
+                fmt::format("this ZLUDA ({}) has no trace folder ({}), which holds ZLUDA's trace libraries (zluda_trace)", runtime, trace_libraries),
                 "--trace needs a ZLUDA build that ships its trace folder (vosen/ZLUDA's release archives do); point --runtime-dir "
                 "at one, or run without --trace.");
   }
@@ -174,7 +171,7 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
   auto native = [](const fs::path& p) { return fs::absolute(p).make_preferred(); };
   if (has_separator || program.is_absolute()) {
     if (usable(program)) return native(program);
-    if (os == Os::windows && usable(platform::path_from_utf8(text + ".exe"))) return native(platform::path_from_utf8(text + ".exe"));
+    if (os == Os::windows && usable(zcuda::path_from_utf8(text + ".exe"))) return native(zcuda::path_from_utf8(text + ".exe"));
     return fail(ErrorKind::not_found, fmt::format("{} does not exist", program), "Check the program's path.");
   }
   // Windows also finds a program in the current folder.
@@ -185,28 +182,25 @@ Result<fs::path> resolve_program(const fs::path& program, const platform::Enviro
     while (start <= path->size()) {
       auto end = path->find(list_separator(os), start);
       if (end == std::string::npos) end = path->size();
-      if (end > start) dirs.push_back(platform::path_from_utf8(path->substr(start, end - start)));
+      if (end > start) dirs.push_back(zcuda::path_from_utf8(path->substr(start, end - start)));
       start = end + 1;
     }
   }
   for (const auto& d : dirs) {
     if (usable(d / program)) return native(d / program);
-    if (os == Os::windows && usable(d / platform::path_from_utf8(text + ".exe"))) return native(d / platform::path_from_utf8(text + ".exe"));
+    if (os == Os::windows && usable(d / zcuda::path_from_utf8(text + ".exe"))) return native(d / zcuda::path_from_utf8(text + ".exe"));
   }
-  return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program),
-              "Give the program's path (for example ./" + text + ").");
+  return fail(ErrorKind::not_found, fmt::format("{} was not found on PATH", program), "Give the program's path (for example ./" + text + ").");
 }
 
-Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::Environment& base) {
+Result<LaunchPlan> prepare_launch(const Options& options, const platform::Environment& base) {
   const Os os = options.os;
   auto target = resolve_program(options.program, base, os);
   if (!target) return std::unexpected(target.error());
   LaunchPlan plan;
   plan.target = *target;
   plan.environment = base;
-  auto set = [&](const std::string& name, std::string value, std::string why) {
-    set_variable(plan, os, name, std::move(value), std::move(why));
-  };
+  auto set = [&](const std::string& name, std::string value, std::string why) { set_variable(plan, os, name, std::move(value), std::move(why)); };
 
   plan.runtime_dir = options.runtime.dir;
   if (os == Os::windows) {
@@ -220,8 +214,7 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   }
   auto hip = find_hip(options, base);
   if (hip) set("HIP_PATH", hip->string(), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
-  set("ZLUDA_CC", options.zluda_cc,
-      "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
+  set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
     if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {
@@ -296,18 +289,18 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
       // zluda.exe then injects the trace folder's DLLs and sets ZLUDA_LOG_DIR=%TEMP%\zluda itself.
       if (std::find(flags.begin(), flags.end(), "--zluda-trace") == flags.end()) flags.insert(flags.begin(), "--zluda-trace");
       plan.trace_dir = windows_trace_log_dir(plan.environment);
-      plan.trace_program = platform::path_to_utf8(plan.target.filename());
+      plan.trace_program = zcuda::path_to_utf8(plan.target.filename());
     }
     if (options.launcher_join) {
       // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
-      auto command = launcher_command(*options.launcher_join, flags, platform::path_to_utf8(plan.target), options.args);
+      auto command = launcher_command(*options.launcher_join, flags, zcuda::path_to_utf8(plan.target), options.args);
       if (!command) return std::unexpected(command.error());
       plan.args = std::move(*command);
       plan.launcher_join = options.launcher_join;
     } else {
       plan.args = std::move(flags);
       plan.args.push_back("--");
-      plan.args.push_back(platform::path_to_utf8(plan.target));
+      plan.args.push_back(zcuda::path_to_utf8(plan.target));
       plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
     }
   } else {
@@ -316,12 +309,12 @@ Result<LaunchPlan> prepare_launch(const LaunchOptions& options, const platform::
   }
   if (options.trace && os != Os::windows) {
     // What the program will see, --env included.
-    plan.trace_dir = platform::path_from_utf8(plan.environment.at(key_of(plan.environment, "ZLUDA_LOG_DIR", os)));
+    plan.trace_dir = zcuda::path_from_utf8(plan.environment.at(key_of(plan.environment, "ZLUDA_LOG_DIR", os)));
   }
   return plan;
 }
 
-Result<LaunchPlan> prepare_native_launch(const LaunchOptions& options, const platform::Environment& base) {
+Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base) {
   auto target = resolve_program(options.program, base, options.os);
   if (!target) return std::unexpected(target.error());
   LaunchPlan plan;

@@ -8,9 +8,9 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::launch {
@@ -29,9 +29,7 @@ void to_json(json& out, const RunRecord& r) {
          {"program", r.program},
          {"arg_count", r.arg_count},
          {"runtime",
-          {{"dir", r.runtime_dir},
-           {"chosen_by", r.runtime_chosen_by},
-           {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
+          {{"dir", r.runtime_dir}, {"chosen_by", r.runtime_chosen_by}, {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
          {"zcuda", r.zcuda_version},
          {"staged", r.staged},
          {"environment", std::move(environment)},
@@ -68,7 +66,7 @@ void from_json(const json& in, RunRecord& r) {
   }
 }
 
-Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
+Result<fs::path> write_run_record(const home::Home& home, const RunRecord& r) {
   const auto now = std::chrono::system_clock::now();
   const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
   const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
@@ -77,13 +75,13 @@ Result<fs::path> write_run_record(const app::Home& home, const RunRecord& r) {
   // worth an fsync on every launch.
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  if (ec) return std::unexpected(platform::io_error("create folder", file.parent_path(), ec));
+  if (ec) return std::unexpected(io_error("create folder", file.parent_path(), ec));
   fs::path temp = file;
   temp += ".tmp";
   {
     std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
     stream << json_text(json(r)) << "\n";
-    if (!stream.flush()) return std::unexpected(platform::io_error("write", temp, std::make_error_code(std::errc::io_error)));
+    if (!stream.flush()) return std::unexpected(io_error("write", temp, std::make_error_code(std::errc::io_error)));
   }
   if (auto renamed = platform::rename_with_retry(temp, file); !renamed) return std::unexpected(renamed.error());
   return file;
@@ -97,7 +95,7 @@ Result<RunRecord> read_run_record(const fs::path& file) {
   return record;
 }
 
-std::vector<RunRecord> recent_run_records(const app::Home& home, std::size_t limit) {
+std::vector<RunRecord> recent_run_records(const home::Home& home, std::size_t limit) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (fs::directory_iterator it(home.state / "runs", ec), end; !ec && it != end; it.increment(ec)) {

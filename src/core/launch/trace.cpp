@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::launch {
 
@@ -13,18 +13,17 @@ namespace fs = std::filesystem;
 fs::path windows_trace_log_dir(const platform::Environment& env) {
   for (const char* name : {"TMP", "TEMP", "USERPROFILE"}) {
     if (auto key = platform::variable_key(env, name, platform::Os::windows); key && !env.at(*key).empty()) {
-      return platform::path_from_utf8(env.at(*key)) / "zluda";
+      return zcuda::path_from_utf8(env.at(*key)) / "zluda";
     }
   }
   auto root = platform::variable_key(env, "SystemRoot", platform::Os::windows);
-  return platform::path_from_utf8(root && !env.at(*root).empty() ? env.at(*root) : std::string("C:\\Windows")) / "zluda";
+  return zcuda::path_from_utf8(root && !env.at(*root).empty() ? env.at(*root) : std::string("C:\\Windows")) / "zluda";
 }
 
 bool is_program_trace_folder(std::string_view folder, std::string_view program, platform::Os os) {
   if (program.empty() || folder.size() < program.size()) return false;
   auto same = [&](char a, char b) {
-    return os == platform::Os::windows ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b))
-                                       : a == b;
+    return os == platform::Os::windows ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)) : a == b;
   };
   if (!std::equal(program.begin(), program.end(), folder.begin(), same)) return false;
   const std::string_view rest = folder.substr(program.size());
@@ -37,7 +36,7 @@ TraceSnapshot snapshot_traces(const fs::path& dir, const std::optional<std::stri
   TraceSnapshot snapshot;
   std::error_code ec;
   for (fs::directory_iterator top(dir, ec), end; !ec && top != end; top.increment(ec)) {
-    if (program && !is_program_trace_folder(platform::path_to_utf8(top->path().filename()), *program, os)) continue;
+    if (program && !is_program_trace_folder(zcuda::path_to_utf8(top->path().filename()), *program, os)) continue;
     auto note = [&](const fs::directory_entry& entry) {
       std::error_code fec;
       if (!entry.is_regular_file(fec)) return;

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include <zcuda/core/json_text.hpp>
-#include <zcuda/core/path_format.hpp>
+#include <zcuda/base/json_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::report {
@@ -37,7 +37,8 @@ Status add_entry(archive* a, const std::string& name, const std::string& content
   int rc = archive_write_header(a, entry);
   archive_entry_free(entry);
   if (rc != ARCHIVE_OK || archive_write_data(a, content.data(), content.size()) != static_cast<la_ssize_t>(content.size())) {
-    return fail(ErrorKind::io, fmt::format("Could not add {} to the bundle: {}", name, archive_error_string(a) ? archive_error_string(a) : "unknown error"));
+    return fail(ErrorKind::io,
+                fmt::format("Could not add {} to the bundle: {}", name, archive_error_string(a) ? archive_error_string(a) : "unknown error"));
   }
   return {};
 }

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 namespace zcuda::report {
 
@@ -21,7 +21,7 @@ std::string entry_name(const fs::path& file, const fs::path& folder) {
   fs::path relative = file.lexically_relative(folder);
   if (relative.empty() || *relative.begin() == "..") relative = file.filename();
   std::string out = "traces";
-  for (const auto& part : relative) out += "/" + platform::path_to_utf8(part);
+  for (const auto& part : relative) out += "/" + zcuda::path_to_utf8(part);
   return out;
 }
 
@@ -35,24 +35,23 @@ BundleTraces gather_traces(const std::vector<launch::RunRecord>& newest_first, c
   out.run_started_utc = run->started_utc;
   out.program = run->program;
   out.folder = run->traces->folder;
-  const fs::path folder = platform::path_from_utf8(run->traces->folder);
+  const fs::path folder = zcuda::path_from_utf8(run->traces->folder);
   // zluda_trace's own log first: it says what the program called, the rest are its modules.
   std::vector<std::string> sources = run->traces->files;
-  std::stable_partition(sources.begin(), sources.end(),
-                        [](const std::string& s) { return platform::path_from_utf8(s).filename() == "log.txt"; });
+  std::stable_partition(sources.begin(), sources.end(), [](const std::string& s) { return zcuda::path_from_utf8(s).filename() == "log.txt"; });
   std::uintmax_t used = 0;
   for (const auto& source : sources) {
     BundleTrace trace;
     trace.source = source;
-    const fs::path file = platform::path_from_utf8(source);
+    const fs::path file = zcuda::path_from_utf8(source);
     std::error_code ec;
     trace.size = fs::file_size(file, ec);
     if (ec) {
       trace.size = 0;
       trace.left_out = "missing: removed since the run";
     } else if (trace.size > max_bytes - used) {
-      trace.left_out = fmt::format("over the bundle's size bound for traces ({} bytes; {} of {} bytes were left)", trace.size,
-                                   max_bytes - used, max_bytes);
+      trace.left_out =
+          fmt::format("over the bundle's size bound for traces ({} bytes; {} of {} bytes were left)", trace.size, max_bytes - used, max_bytes);
     } else if (auto text = platform::read_file(file, static_cast<std::size_t>(max_bytes - used)); !text) {
       trace.left_out = "unreadable: " + text.error().message;
     } else if (text->find('\0') != std::string::npos) {

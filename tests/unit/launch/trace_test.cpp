@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/error.hpp>
+#include <zcuda/base/error.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/launch/trace.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -48,7 +48,7 @@ class TracePlan : public ::testing::Test {
   test::TempDir tmp;
   fs::path program;
   fs::path runtime;
-  LaunchOptions options;
+  Options options;
 };
 
 TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
@@ -56,11 +56,10 @@ TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
   test::write_file(runtime / "trace" / "zluda_ld", "trace audit");
   auto plan = prepare_launch(options, {{"LD_LIBRARY_PATH", "/usr/lib/x"}});
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_EQ(plan->environment.at("LD_LIBRARY_PATH"),
-            platform::path_to_utf8(runtime / "trace") + ":" + platform::path_to_utf8(runtime) + ":/usr/lib/x");
-  EXPECT_EQ(platform::path_from_utf8(plan->environment.at("ZLUDA_CUDA_LIB")), runtime / "libcuda.so");
-  EXPECT_EQ(platform::path_from_utf8(plan->environment.at("ZLUDA_LOG_DIR")), options.trace_log_dir);
-  EXPECT_EQ(platform::path_from_utf8(plan->environment.at("LD_AUDIT")), runtime / "trace" / "zluda_ld");
+  EXPECT_EQ(plan->environment.at("LD_LIBRARY_PATH"), zcuda::path_to_utf8(runtime / "trace") + ":" + zcuda::path_to_utf8(runtime) + ":/usr/lib/x");
+  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("ZLUDA_CUDA_LIB")), runtime / "libcuda.so");
+  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("ZLUDA_LOG_DIR")), options.trace_log_dir);
+  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("LD_AUDIT")), runtime / "trace" / "zluda_ld");
   for (const char* name : {"LD_LIBRARY_PATH", "ZLUDA_CUDA_LIB", "ZLUDA_LOG_DIR"}) {
     ASSERT_TRUE(change(*plan, name)) << name;
     EXPECT_NE(change(*plan, name)->why.find("--trace"), std::string::npos) << name;
@@ -69,7 +68,7 @@ TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
   EXPECT_FALSE(plan->trace_program);  // the folder is the run's own: everything in it counts
   EXPECT_FALSE(plan->through_launcher);
   const auto plan_json = to_json(*plan);
-  EXPECT_EQ(platform::path_from_utf8(plan_json.at("trace").at("dir").get<std::string>()), options.trace_log_dir);
+  EXPECT_EQ(zcuda::path_from_utf8(plan_json.at("trace").at("dir").get<std::string>()), options.trace_log_dir);
 
   // Without --trace none of it, and ZLUDA's own loader stays.
   options.trace = false;
@@ -77,13 +76,13 @@ TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->environment.contains("ZLUDA_LOG_DIR"));
   EXPECT_FALSE(plain->environment.contains("ZLUDA_CUDA_LIB"));
-  EXPECT_EQ(platform::path_from_utf8(plain->environment.at("LD_AUDIT")), runtime / "zluda_ld");
+  EXPECT_EQ(zcuda::path_from_utf8(plain->environment.at("LD_AUDIT")), runtime / "zluda_ld");
   EXPECT_FALSE(plain->trace_dir);
   EXPECT_TRUE(to_json(*plain).at("trace").is_null());
 }
 
 TEST_F(TracePlan, LinuxTraceFolderFollowsAnEnvOverride) {
-  options.overrides = {{"ZLUDA_LOG_DIR", platform::path_to_utf8(tmp / "mine")}};
+  options.overrides = {{"ZLUDA_LOG_DIR", zcuda::path_to_utf8(tmp / "mine")}};
   auto plan = prepare_launch(options, {});
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->trace_dir, tmp / "mine");
@@ -96,7 +95,7 @@ TEST_F(TracePlan, WindowsGoesThroughZludaExeWithZludaTraceAheadOfTheSeparator) {
   auto plan = prepare_launch(options, env);
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_TRUE(plan->through_launcher);
-  const std::string target = platform::path_to_utf8(plan->target);
+  const std::string target = zcuda::path_to_utf8(plan->target);
   EXPECT_EQ(plan->args, (std::vector<std::string>{"--zluda-trace", "--", target, "a b", ""}));
   // Through the launcher encoding: the arguments still arrive exactly.
   options.launcher_join = LauncherJoin::spaces;
@@ -106,7 +105,7 @@ TEST_F(TracePlan, WindowsGoesThroughZludaExeWithZludaTraceAheadOfTheSeparator) {
   // zluda.exe sets ZLUDA_LOG_DIR itself: zcuda sets nothing for it, and looks where it will write.
   EXPECT_FALSE(change(*encoded, "ZLUDA_LOG_DIR"));
   EXPECT_FALSE(change(*encoded, "ZLUDA_CUDA_LIB"));
-  EXPECT_EQ(encoded->trace_dir, platform::path_from_utf8("C:\\Users\\someone\\AppData\\Local\\Temp") / "zluda");
+  EXPECT_EQ(encoded->trace_dir, zcuda::path_from_utf8("C:\\Users\\someone\\AppData\\Local\\Temp") / "zluda");
   EXPECT_EQ(encoded->trace_program, "app.exe");
   // Asked for by the caller too: still once.
   options.launcher_flags = {"--zluda-trace"};
@@ -145,10 +144,10 @@ TEST_F(TracePlan, WindowsRefusesDirectAndARuntimeWithoutZludaExe) {
 }
 
 TEST(TraceFolders, WindowsLogFolderIsUnderTheTempFolderAsRustFindsIt) {
-  EXPECT_EQ(windows_trace_log_dir({{"TMP", "C:\\t1"}, {"TEMP", "C:\\t2"}}), platform::path_from_utf8("C:\\t1") / "zluda");
-  EXPECT_EQ(windows_trace_log_dir({{"temp", "C:\\t2"}, {"USERPROFILE", "C:\\Users\\u"}}), platform::path_from_utf8("C:\\t2") / "zluda");
-  EXPECT_EQ(windows_trace_log_dir({{"TMP", ""}, {"USERPROFILE", "C:\\Users\\u"}}), platform::path_from_utf8("C:\\Users\\u") / "zluda");
-  EXPECT_EQ(windows_trace_log_dir({{"SystemRoot", "C:\\Windows"}}), platform::path_from_utf8("C:\\Windows") / "zluda");
+  EXPECT_EQ(windows_trace_log_dir({{"TMP", "C:\\t1"}, {"TEMP", "C:\\t2"}}), zcuda::path_from_utf8("C:\\t1") / "zluda");
+  EXPECT_EQ(windows_trace_log_dir({{"temp", "C:\\t2"}, {"USERPROFILE", "C:\\Users\\u"}}), zcuda::path_from_utf8("C:\\t2") / "zluda");
+  EXPECT_EQ(windows_trace_log_dir({{"TMP", ""}, {"USERPROFILE", "C:\\Users\\u"}}), zcuda::path_from_utf8("C:\\Users\\u") / "zluda");
+  EXPECT_EQ(windows_trace_log_dir({{"SystemRoot", "C:\\Windows"}}), zcuda::path_from_utf8("C:\\Windows") / "zluda");
 }
 
 TEST(TraceFolders, AProgramsFoldersAreItsNameOrItsNameWithANumber) {
@@ -207,8 +206,16 @@ TEST_F(TraceRun, LinuxRunKeepsTheFilesTheProgramWroteInItsTraceFolder) {
 #else
   const fs::path runtime = tmp / "runtime";
   fs::create_directories(runtime / "trace");
-  const std::vector<std::string> argv = {"--home", platform::path_to_utf8(tmp / "home"), "run", "--runtime-dir", platform::path_to_utf8(runtime),
-                                         "--no-stage", "--no-detect", "--trace", "/bin/sh", "-c",
+  const std::vector<std::string> argv = {"--home",
+                                         zcuda::path_to_utf8(tmp / "home"),
+                                         "run",
+                                         "--runtime-dir",
+                                         zcuda::path_to_utf8(runtime),
+                                         "--no-stage",
+                                         "--no-detect",
+                                         "--trace",
+                                         "/bin/sh",
+                                         "-c",
                                          "mkdir -p \"$ZLUDA_LOG_DIR/sh\" && echo traced > \"$ZLUDA_LOG_DIR/sh/log.txt\" && echo out"};
   auto r = test::run_zcuda(argv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -219,8 +226,8 @@ TEST_F(TraceRun, LinuxRunKeepsTheFilesTheProgramWroteInItsTraceFolder) {
   ASSERT_TRUE(record->traces);
   ASSERT_EQ(record->traces->files.size(), 1u);
   EXPECT_EQ(test::read_file(record->traces->files[0]), "traced\n");
-  EXPECT_EQ(platform::path_from_utf8(record->traces->files[0]).parent_path().parent_path(), platform::path_from_utf8(record->traces->folder));
-  EXPECT_EQ(platform::path_from_utf8(record->traces->folder).parent_path(), tmp / "home" / "state" / "traces");
+  EXPECT_EQ(zcuda::path_from_utf8(record->traces->files[0]).parent_path().parent_path(), zcuda::path_from_utf8(record->traces->folder));
+  EXPECT_EQ(zcuda::path_from_utf8(record->traces->folder).parent_path(), tmp / "home" / "state" / "traces");
 #endif
 }
 
@@ -230,7 +237,7 @@ TEST_F(TraceRun, WindowsRunGoesThroughZludaExeAndKeepsItsNewTraces) {
 #else
   const fs::path runtime = tmp / "runtime";
   fs::create_directories(runtime / "trace");
-  fs::copy_file(platform::path_from_utf8(FAKE_ZLUDA_quoting), runtime / "zluda.exe");
+  fs::copy_file(zcuda::path_from_utf8(FAKE_ZLUDA_quoting), runtime / "zluda.exe");
   const fs::path target = tmp / "prog dir" / "traced.exe";
   fs::create_directories(target.parent_path());
   fs::copy_file(test::test_child(), target);
@@ -239,12 +246,13 @@ TEST_F(TraceRun, WindowsRunGoesThroughZludaExeAndKeepsItsNewTraces) {
   fs::create_directories(temp / "zluda" / "traced.exe");
   test::write_file(temp / "zluda" / "traced.exe" / "log.txt", "an earlier run");
   test::CommandOptions o;
-  o.set_env["TMP"] = platform::path_to_utf8(temp);
-  o.set_env["TEMP"] = platform::path_to_utf8(temp);
+  o.set_env["TMP"] = zcuda::path_to_utf8(temp);
+  o.set_env["TEMP"] = zcuda::path_to_utf8(temp);
   o.set_env["ZCUDA_TEST_PROBE"] = ZCUDA_TEST_PROBE_BIN;
   const std::vector<std::string> args = {"a b", ""};
-  std::vector<std::string> argv = {"--home", platform::path_to_utf8(tmp / "home"), "run", "--runtime-dir", platform::path_to_utf8(runtime),
-                                   "--no-stage", "--no-detect", "--trace", platform::path_to_utf8(target), "argdump"};
+  std::vector<std::string> argv = {
+      "--home",  zcuda::path_to_utf8(tmp / "home"), "run",    "--runtime-dir", zcuda::path_to_utf8(runtime), "--no-stage", "--no-detect",
+      "--trace", zcuda::path_to_utf8(target),       "argdump"};
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = test::run_zcuda(argv, o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -252,9 +260,9 @@ TEST_F(TraceRun, WindowsRunGoesThroughZludaExeAndKeepsItsNewTraces) {
   auto record = only_record();
   ASSERT_TRUE(record);
   ASSERT_TRUE(record->traces);
-  EXPECT_EQ(platform::path_from_utf8(record->traces->folder), temp / "zluda");
+  EXPECT_EQ(zcuda::path_from_utf8(record->traces->folder), temp / "zluda");
   ASSERT_EQ(record->traces->files.size(), 1u);
-  EXPECT_EQ(platform::path_from_utf8(record->traces->files[0]), temp / "zluda" / "traced.exe_1" / "log.txt");
+  EXPECT_EQ(zcuda::path_from_utf8(record->traces->files[0]), temp / "zluda" / "traced.exe_1" / "log.txt");
   EXPECT_NE(test::read_file(record->traces->files[0]).find("zluda_trace stand-in"), std::string::npos);
 #endif
 }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/launch/run_record.hpp>
-#include <zcuda/platform/utf8.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/report/report.hpp>
 
 #include "archive/archive_builder.hpp"
@@ -32,8 +32,8 @@ class BundleTracesTest : public ::testing::Test {
     launch::RunRecord r;
     r.started_utc = started;
     r.program = "/opt/app/app";
-    r.traces = launch::RecordedTraces{platform::path_to_utf8(folder), {}};
-    for (const auto& f : files) r.traces->files.push_back(platform::path_to_utf8(folder / platform::path_from_utf8(f)));
+    r.traces = launch::RecordedTraces{zcuda::path_to_utf8(folder), {}};
+    for (const auto& f : files) r.traces->files.push_back(zcuda::path_to_utf8(folder / zcuda::path_from_utf8(f)));
     return r;
   }
   std::map<std::string, std::string> bundle(const BundleTraces& traces) {
@@ -50,7 +50,9 @@ class BundleTracesTest : public ::testing::Test {
 TEST_F(BundleTracesTest, TextTracesAreRedactedBinaryAndMissingOnesAreSaid) {
   test::write_file(folder / "app" / "log.txt", "cuModuleLoad(\"/home/someone/models/k.cubin\") -> CUDA_SUCCESS\n");
   test::write_file(folder / "app" / "module_0001.ptx", ".version 8.0 // C:\\Users\\someone\\src\\k.cu\n");
-  test::write_file(folder / "app" / "module_0002.elf", std::string("\x7f" "ELF\0\0/home/someone/k", 21));
+  test::write_file(folder / "app" / "module_0002.elf", std::string("\x7f"
+                                                                   "ELF\0\0/home/someone/k",
+                                                                   21));
   const auto traces = gather_traces({traced_run({"app/module_0001.ptx", "app/log.txt", "app/module_0002.elf", "app/gone.txt"})}, *redactor);
   ASSERT_TRUE(traces.run_started_utc);
   ASSERT_EQ(traces.files.size(), 4u);
@@ -68,7 +70,7 @@ TEST_F(BundleTracesTest, TextTracesAreRedactedBinaryAndMissingOnesAreSaid) {
   EXPECT_EQ(manifest.at("run_started_utc"), "2026-12-04T05:00:00Z");
   std::map<std::string, std::string> left_out;
   for (const auto& f : manifest.at("files")) {
-    if (!f.at("left_out").is_null()) left_out[platform::path_from_utf8(f.at("source").get<std::string>()).filename().string()] = f.at("left_out");
+    if (!f.at("left_out").is_null()) left_out[zcuda::path_from_utf8(f.at("source").get<std::string>()).filename().string()] = f.at("left_out");
   }
   ASSERT_EQ(left_out.size(), 2u);
   EXPECT_NE(left_out["module_0002.elf"].find("binary"), std::string::npos);

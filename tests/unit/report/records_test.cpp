@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <zcuda/core/record.hpp>
+#include <zcuda/base/record.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/report/report.hpp>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 class Records : public ::testing::Test {
  protected:
   test::TempDir dir;
-  app::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "--home"};
+  home::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", "--home"};
 
   nlohmann::json collect() {
     report::CollectOptions options;
@@ -191,8 +191,7 @@ TEST_F(Records, InstallReceiptReadsBackExactlyAndTheReportChecksItsFiles) {
   written.zcuda_version = "0.1.0";
   written.entry = {{"url", "https://example.invalid/zluda.tar.gz"}, {"sha256", written.sha256}};
   written.files = {{"lib", archive::WrittenEntry::Type::directory, 0, "", ""},
-                   {"lib/libcuda.so.1", archive::WrittenEntry::Type::file, 5,
-                    "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ""},
+                   {"lib/libcuda.so.1", archive::WrittenEntry::Type::file, 5, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", ""},
                    {"lib/libcuda.so", archive::WrittenEntry::Type::symlink, 0, "", "libcuda.so.1"}};
   const fs::path component = home.installs() / "zluda";
   ASSERT_TRUE(install::write_receipt(component / "v6.receipt.json", written));
