@@ -1,8 +1,11 @@
 // zcuda report: what a bug ticket needs, redacted; `report merge` builds a compatibility matrix.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <zcuda/base/json_text.hpp>
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/report/report.hpp>
 #include <zcuda/base/path_text.hpp>
@@ -67,15 +70,28 @@ CommandRun setup_report(CLI::App& sub) {
     auto json = report::collect(collect);
     if (!json) return std::unexpected(json.error());
     std::string markdown = report::render_markdown(*json);
+    report::BundleTraces traces;
+    nlohmann::json traces_summary;
     if (options->bundle) {
-      if (auto bundled = report::write_bundle(*options->bundle, *json, markdown, context.home.logs, report::redactor_for(collect)); !bundled) {
+      const report::Redactor redactor = report::redactor_for(collect);
+      traces = report::gather_traces(launch::recent_run_records(context.home, collect.max_runs), redactor);
+      if (auto bundled = report::write_bundle(*options->bundle, *json, markdown, context.home.logs, redactor, traces); !bundled) {
         return std::unexpected(bundled.error());
       }
+      traces_summary = report::to_json(traces);
+      redactor.apply(traces_summary);
     }
     auto output = write_or_print(*options, context, std::move(*json), std::move(markdown));
     if (output && options->bundle) {
       output->text += fmt::format("Bundle written to {}\n", *options->bundle);
       output->json["bundle"] = path_to_utf8(*options->bundle);
+      if (traces.run_started_utc) {
+        const auto taken = std::count_if(traces.files.begin(), traces.files.end(), [](const auto& f) { return f.left_out.empty(); });
+        const auto left = static_cast<std::ptrdiff_t>(traces.files.size()) - taken;
+        output->text += fmt::format("It holds {} trace file(s) of the traced run at {}{}\n", taken, *traces.run_started_utc,
+                                    left ? fmt::format("; {} left out (traces/manifest.json says why)", left) : std::string());
+        output->json["bundle_traces"] = std::move(traces_summary);
+      }
     }
     return output;
   };

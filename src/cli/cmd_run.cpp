@@ -13,6 +13,8 @@
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/run_record.hpp>
+#include <zcuda/launch/trace.hpp>
+#include <zcuda/platform/files.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
@@ -33,6 +35,7 @@ struct RunOptions {
   std::vector<std::string> env;
   bool print_env = false;
   bool no_explain = false;
+  bool trace = false;
   InlineGlobals globals;
   std::vector<std::string> unused_positional;
 };
@@ -42,15 +45,150 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
   if (!context.options.quiet) context.notices.print(kind, text);
 }
 
+// Linux: a folder of this run's own for zluda_trace (ZLUDA_LOG_DIR), so every file in it is this
+// run's; made only when the program is launched.
+std::filesystem::path trace_folder(const home::Home& home) {
+  const auto now = std::chrono::system_clock::now();
+  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
+  return home.state / "traces" / fmt::format("{:%Y%m%dT%H%M%S}-{:09}", std::chrono::floor<std::chrono::seconds>(now), unique);
+}
+
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
+  if (plan.trace_dir) out += fmt::format("# traces: under {}\n", path_to_utf8(*plan.trace_dir));
   out += fmt::format("# command: {}", plan.program);
   for (const auto& a : plan.args) out += " " + platform::quote_windows_argument(a);
   return out + "\n";
+}
+
+// The runtime to launch with; when none is found, files the antivirus took are the likelier cause.
+Result<launch::RuntimeLocation> runtime_for_run(const RunOptions& o, const Context& context) {
+  auto runtime = launch::locate_runtime(o.runtime_dir, context.home);
+  if (runtime) return runtime;
+  Error error = runtime.error();
+  if (const auto quarantined = launch::quarantined_files(context.home); !o.runtime_dir && !quarantined.empty()) {
+    error.with_note(launch::quarantine_message(quarantined));
+    error.hint = launch::quarantine_advice(context.home);
+  }
+  return std::unexpected(std::move(error));
+}
+
+// The launch's options: the program and its arguments, --env, the runtime, --trace's folder.
+Result<launch::Options> launch_options_for(const RunOptions& o, const std::vector<std::string>& rest, const detect::Profile& detected,
+                                           const Context& context) {
+  launch::Options options = launch_options(o.launch, rest.front(), {rest.begin() + 1, rest.end()}, detected);
+  for (const auto& assignment : o.env) {
+    auto kv = launch::parse_assignment(assignment);
+    if (!kv) return std::unexpected(kv.error());
+    options.overrides.push_back(*kv);
+  }
+  auto runtime = runtime_for_run(o, context);
+  if (!runtime) return std::unexpected(runtime.error());
+  options.runtime = *runtime;
+  options.trace = o.trace;
+  if (o.trace && options.os != platform::Os::windows) {
+    if (!context.home_usable) {
+      return fail(ErrorKind::environment,
+                  fmt::format("--trace keeps the traces under zcuda's home ({}), which cannot be written", context.home.state),
+                  "Choose a writable home with --home or ZCUDA_HOME.");
+    }
+    options.trace_log_dir = trace_folder(context.home);
+  }
+  return options;
+}
+
+// Puts the program's folder in the state the launch needs; whether anything was staged.
+Result<bool> stage_before_run(const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context, CommandOutput& output) {
+  auto staging = stage::stage_for_launch(plan.target, plan.runtime_dir, platform::current_os(), detected);
+  if (!staging) return std::unexpected(staging.error());
+  for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
+  for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);
+  if (!staging->result) return false;
+  output.json["stage"] = stage::to_json(*staging->result);
+  return true;
+}
+
+// The run's traces are the files that appear (or change) in zluda_trace's folder: what is there
+// before the launch.
+Result<launch::TraceSnapshot> traces_before_run(const launch::LaunchPlan& plan, platform::Os os) {
+  if (!plan.trace_dir) return launch::TraceSnapshot{};
+  std::error_code ec;
+  if (os != platform::Os::windows) std::filesystem::create_directories(*plan.trace_dir, ec);
+  if (ec) return std::unexpected(io_error("create folder", *plan.trace_dir, ec));
+  return launch::snapshot_traces(*plan.trace_dir, plan.trace_program, os);
+}
+
+// The files the run added to zluda_trace's folder, said after the program's output and kept in
+// the run record for report --bundle.
+void keep_traces(const launch::LaunchPlan& plan, const launch::TraceSnapshot& before, platform::Os os, const Context& context, CommandOutput& output,
+                 launch::RunRecord& record) {
+  if (!plan.trace_dir) return;
+  launch::RecordedTraces traces{path_to_utf8(*plan.trace_dir), {}};
+  for (const auto& file : launch::new_trace_files(before, launch::snapshot_traces(*plan.trace_dir, plan.trace_program, os))) {
+    traces.files.push_back(path_to_utf8(file));
+  }
+  note(context, ui::NoticeKind::notice,
+       traces.files.empty()
+           ? fmt::format("--trace: no trace files appeared under {} (zluda_trace writes them once the program loads CUDA)", *plan.trace_dir)
+           : fmt::format("--trace: {} trace file(s) under {}; zcuda report --bundle takes them", traces.files.size(), *plan.trace_dir));
+  output.json["traces"] = {{"folder", traces.folder}, {"files", traces.files}};
+  record.traces = std::move(traces);
+}
+
+// The program itself, with the console as its own; stderr's tail is kept to explain a failure.
+Result<platform::ProcessResult> launch_program(const launch::LaunchPlan& plan, bool keep_stderr_tail) {
+  platform::ProcessSpec spec;
+  spec.program = plan.program;
+  spec.args = plan.args;
+  spec.environment = plan.environment;
+  spec.streams = platform::StreamMode::inherit;
+  if (keep_stderr_tail) spec.stderr_tail = kExplainTail;
+  spdlog::debug("launching {} with {} argument(s)", plan.program, plan.args.size());
+  return platform::run_process(spec);
+}
+
+launch::RunRecord run_record_of(const launch::LaunchPlan& plan, const launch::Options& options, const platform::ProcessResult& ran,
+                                std::chrono::sys_seconds started, bool staged) {
+  launch::RunRecord record;
+  record.started_utc = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
+  record.seconds = ran.seconds;
+  record.exit_code = ran.exit_code;
+  record.signal = ran.signal;
+  record.program = path_to_utf8(plan.target);
+  record.arg_count = options.args.size();
+  record.runtime_dir = path_to_utf8(options.runtime.dir);
+  record.runtime_chosen_by = launch::to_string(options.runtime.chosen_by);
+  record.runtime_version = options.runtime.version;
+  record.zcuda_version = std::string(version());
+  record.staged = staged;
+  for (const auto& c : plan.changes) record.environment.push_back({c.name, c.after});
+  return record;
+}
+
+// A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
+void explain_if_known(const platform::ProcessResult& ran, const explain::MachineFacts& facts, const Context& context, CommandOutput& output,
+                      launch::RunRecord& record) {
+  auto explained = explain::explain_failure(ran.err_tail, facts);
+  if (!explained) return;
+  std::string block = explain::render_text(*explained);
+  if (block.ends_with('\n')) block.pop_back();
+  note(context, ui::NoticeKind::note, "the program failed with a known failure (zcuda explain):\n" + block);
+  record.explained = launch::ExplainedFailure{explained->id, explained->title};
+  output.json["explained"] = explain::to_json(*explained);
+}
+
+// Kept for report; losing it does not fail the run.
+void keep_run_record(const launch::RunRecord& record, const Context& context, CommandOutput& output) {
+  if (!context.home_usable) return;
+  if (auto written = launch::write_run_record(context.home, record); written) {
+    output.json["record"] = path_to_utf8(*written);
+  } else {
+    spdlog::warn("could not keep a run record: {}", written.error().message);
+  }
 }
 
 }  // namespace
@@ -73,6 +211,9 @@ CommandRun setup_run(CLI::App& sub) {
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
+  sub.add_flag("--trace", o->trace,
+               "Run through ZLUDA's trace libraries (Windows: zluda.exe --zluda-trace) for a maintainer; zcuda report --bundle "
+               "takes the trace files");
   sub.add_flag("--no-explain", o->no_explain, "Do not match a failed program's stderr against the known failures (zcuda explain)");
   sub.add_option("--env", o->env, "Set or override a variable for the program (repeatable): --env NAME=VALUE")
       ->take_all()
@@ -86,98 +227,50 @@ CommandRun setup_run(CLI::App& sub) {
     auto rest = program_and_args(sub.remaining(), "run");
     if (!rest) return std::unexpected(rest.error());
     const detect::Profile detected = detect_unless_told_not_to(o->launch);
-    launch::Options options = launch_options(o->launch, rest->front(), {rest->begin() + 1, rest->end()}, detected);
-    for (const auto& assignment : o->env) {
-      auto kv = launch::parse_assignment(assignment);
-      if (!kv) return std::unexpected(kv.error());
-      options.overrides.push_back(*kv);
-    }
-    auto runtime = launch::locate_runtime(o->runtime_dir, context.home);
-    if (!runtime) {
-      Error error = runtime.error();
-      if (const auto quarantined = launch::quarantined_files(context.home); !o->runtime_dir && !quarantined.empty()) {
-        error.with_note(launch::quarantine_message(quarantined));
-        error.hint = launch::quarantine_advice(context.home);
-      }
-      return std::unexpected(std::move(error));
-    }
-    options.runtime = *runtime;
-    const auto quarantined = launch::quarantined_files(*runtime, context.home);
-    if (!quarantined.empty())
+    auto options = launch_options_for(*o, *rest, detected, context);
+    if (!options) return std::unexpected(options.error());
+    const launch::RuntimeLocation& runtime = options->runtime;
+    const auto quarantined = launch::quarantined_files(runtime, context.home);
+    if (!quarantined.empty()) {
       note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
+    }
     // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
-    if (auto learned = launch::learn_launcher_join(options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
+    if (auto learned = launch::learn_launcher_join(*options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
       return std::unexpected(learned.error());
     }
-    auto plan = launch::prepare_launch(options, platform::current_environment());
+    auto plan = launch::prepare_launch(*options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 
     CommandOutput output;
     output.json = launch::to_json(*plan);
-    output.json["runtime"] = {{"dir", path_to_utf8(runtime->dir)}, {"chosen_by", std::string(launch::to_string(runtime->chosen_by))}};
+    output.json["runtime"] = {{"dir", path_to_utf8(runtime.dir)}, {"chosen_by", std::string(launch::to_string(runtime.chosen_by))}};
     if (o->print_env) {
       output.text = describe_env(*plan);
       return output;
     }
-
     bool staged = false;
     if (!o->launch.no_stage) {
-      auto staging = stage::stage_for_launch(plan->target, plan->runtime_dir, platform::current_os(), detected);
+      auto staging = stage_before_run(*plan, detected, context, output);
       if (!staging) return std::unexpected(staging.error());
-      for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
-      for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);
-      if (staging->result) {
-        staged = true;
-        output.json["stage"] = stage::to_json(*staging->result);
-      }
+      staged = *staging;
     }
-
     if (!context.options.json && !context.options.quiet) {
-      if (auto slow = warmup::first_run_notice(plan->target, runtime->dir)) note(context, ui::NoticeKind::notice, *slow);
+      if (auto slow = warmup::first_run_notice(plan->target, runtime.dir)) note(context, ui::NoticeKind::notice, *slow);
     }
+    auto traces_before = traces_before_run(*plan, options->os);
+    if (!traces_before) return std::unexpected(traces_before.error());
 
-    platform::ProcessSpec spec;
-    spec.program = plan->program;
-    spec.args = plan->args;
-    spec.environment = plan->environment;
-    spec.streams = platform::StreamMode::inherit;
-    if (!o->no_explain) spec.stderr_tail = kExplainTail;
     const auto started = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-    spdlog::debug("launching {} with {} argument(s)", plan->program, plan->args.size());
-    auto ran = platform::run_process(spec);
+    auto ran = launch_program(*plan, !o->no_explain);
     if (!ran) return std::unexpected(ran.error());
 
-    launch::RunRecord record;
-    record.started_utc = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", started);
-    record.seconds = ran->seconds;
-    record.exit_code = ran->exit_code;
-    record.signal = ran->signal;
-    record.program = path_to_utf8(plan->target);
-    record.arg_count = options.args.size();
-    record.runtime_dir = path_to_utf8(runtime->dir);
-    record.runtime_chosen_by = launch::to_string(runtime->chosen_by);
-    record.runtime_version = runtime->version;
-    record.zcuda_version = std::string(version());
-    record.staged = staged;
-    for (const auto& c : plan->changes) record.environment.push_back({c.name, c.after});
-    // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
+    launch::RunRecord record = run_record_of(*plan, *options, *ran, started, staged);
+    keep_traces(*plan, *traces_before, options->os, context, output, record);
     if (ran->exit_code != 0 && !o->no_explain) {
-      if (auto explained = explain::explain_failure(
-              ran->err_tail, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined))) {
-        std::string block = explain::render_text(*explained);
-        if (block.ends_with('\n')) block.pop_back();
-        note(context, ui::NoticeKind::note, "the program failed with a known failure (zcuda explain):\n" + block);
-        record.explained = launch::ExplainedFailure{explained->id, explained->title};
-        output.json["explained"] = explain::to_json(*explained);
-      }
+      explain_if_known(*ran, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined), context, output,
+                       record);
     }
-    if (context.home_usable) {
-      if (auto written = launch::write_run_record(context.home, record); written) {
-        output.json["record"] = path_to_utf8(*written);
-      } else {
-        spdlog::warn("could not keep a run record: {}", written.error().message);
-      }
-    }
+    keep_run_record(record, context, output);
     output.json["exit_code"] = ran->exit_code;
     output.json["signal"] = ran->signal ? nlohmann::json(*ran->signal) : nlohmann::json(nullptr);
     output.json["seconds"] = ran->seconds;

@@ -31,7 +31,7 @@ void plant_files(const TempDir& home) {
   // A verify result (saved by verify itself) and a log line that carry secrets too.
   verify::Report result;
   result.started_utc = "2026-12-01T10:00:00Z";
-  result.runtime = {"zluda", home / "installs" / "zluda" / "v6", "v6", "installed ZLUDA"};
+  result.runtime = {verify::RuntimeKind::zluda, home / "installs" / "zluda" / "v6", "v6", "installed ZLUDA"};
   result.launch_method = "LD_LIBRARY_PATH";
   verify::CheckResult check;
   check.name = "driver.init";
@@ -84,6 +84,32 @@ TEST(ReportCli, MarkdownJsonFileAndBundleCarryNoSecrets) {
   EXPECT_NE(contents.find("<redacted-token>"), std::string::npos);
   expect_clean(contents, "bundle");
   EXPECT_FALSE(std::filesystem::exists(home / "bundle.zip.partial"));
+}
+
+// zcuda run --trace, then report --bundle: the trace a real child wrote (where ZLUDA_LOG_DIR
+// says, as zluda_trace does) is in the bundle, with another user's home folder redacted.
+TEST(ReportCli, ABundleTakesTheTracedRunsFilesRedacted) {
+#ifdef _WIN32
+  GTEST_SKIP()
+      << "the child here is /bin/sh writing where Linux's ZLUDA_LOG_DIR says; on Windows launch_tests' TraceRun goes through a stand-in zluda.exe";
+#else
+  TempDir home;
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = home.path().string();
+  std::filesystem::create_directories(home / "runtime" / "trace");
+  auto run = run_zcuda({"run", "--runtime-dir", (home / "runtime").string(), "--no-stage", "--no-detect", "--trace", "/bin/sh", "-c",
+                        "mkdir -p \"$ZLUDA_LOG_DIR/sh\" && echo 'cuModuleLoad(/home/someone/k.cubin)' > \"$ZLUDA_LOG_DIR/sh/log.txt\""},
+                       o);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto r = run_zcuda({"report", "--no-hash", "--bundle", (home / "bundle.zip").string()}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("It holds 1 trace file(s)"), std::string::npos) << r.out;
+  const auto bundle = read_zip(home / "bundle.zip");
+  ASSERT_TRUE(bundle.contains("traces/sh/log.txt"));
+  EXPECT_EQ(bundle.at("traces/sh/log.txt"), "cuModuleLoad(<home>/k.cubin)\n");
+  ASSERT_TRUE(bundle.contains("traces/manifest.json"));
+  for (const auto& [name, text] : bundle) EXPECT_EQ(text.find("someone"), std::string::npos) << name;
+#endif
 }
 
 TEST(ReportCli, NoRedactIsExplicit) {

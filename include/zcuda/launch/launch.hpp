@@ -36,7 +36,12 @@ struct Options {
   // arguments go to zluda.exe as given.
   std::optional<LauncherJoin> launcher_join;
   std::vector<std::string> launcher_flags;  // zluda.exe's own, before "--" (--zluda-trace)
-  std::optional<bool> elevated;             // whether zcuda runs as administrator; unset: ask Windows
+  // --trace: through ZLUDA's trace libraries (zluda_trace, in the runtime's trace/ folder).
+  // Windows: zluda.exe --zluda-trace, which sets ZLUDA_LOG_DIR=%TEMP%\zluda itself; Linux: the
+  // recipe's variables, ZLUDA_LOG_DIR naming trace_log_dir (the caller's per-run folder).
+  bool trace = false;
+  std::filesystem::path trace_log_dir;
+  std::optional<bool> elevated;  // whether zcuda runs as administrator; unset: ask Windows
   platform::Os os = platform::current_os();
 };
 
@@ -59,6 +64,10 @@ struct LaunchPlan {
   bool is_32bit = false;                      // Windows: the program is a 32-bit (x86) PE
   platform::Environment environment;          // the child's whole environment
   std::vector<EnvChange> changes;
+  // --trace: where zluda_trace writes (ZLUDA_LOG_DIR), and on Windows the name of the program's
+  // own folder under it (trace.hpp: the run's traces are what appears there).
+  std::optional<std::filesystem::path> trace_dir;
+  std::optional<std::string> trace_program;
 };
 
 // Splits "K=V" (V may be empty or contain '='); a usage error otherwise.

@@ -14,7 +14,9 @@
 
 namespace zcuda::launch {
 
-// Schema 2 renamed `started` to `started_utc`; schema 1 records are still read.
+// Schema 2 renamed `started` to `started_utc`; schema 1 records are still read. Fields added since
+// (`explained`, `traces`) are optional, so the schema stays 2 and older zcuda versions still read
+// newer records.
 inline constexpr int kRunRecordSchema = 2;
 
 struct RecordedVariable {
@@ -28,6 +30,14 @@ struct ExplainedFailure {
   std::string id;
   std::string title;
   bool operator==(const ExplainedFailure&) const = default;
+};
+
+// The traces a run made with --trace (trace.hpp): the folder zluda_trace wrote into, and the
+// files this run added or changed there, as found right after the program ended.
+struct RecordedTraces {
+  std::string folder;
+  std::vector<std::string> files;
+  bool operator==(const RecordedTraces&) const = default;
 };
 
 struct RunRecord {
@@ -44,6 +54,7 @@ struct RunRecord {
   bool staged = false;
   std::vector<RecordedVariable> environment;  // the variables zcuda set, as set
   std::optional<ExplainedFailure> explained;  // absent in records of older zcuda versions
+  std::optional<RecordedTraces> traces;       // runs without --trace, and records of older zcuda versions
   bool operator==(const RunRecord&) const = default;
 };
 

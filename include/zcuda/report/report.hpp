@@ -1,7 +1,9 @@
 #pragma once
 // `zcuda report`: everything a maintainer needs about this machine and what was tried on it,
 // redacted, as JSON, as Markdown for a GitHub issue, or as a zip bundle with the logs.
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 
 #include <zcuda/home/home.hpp>
 #include <zcuda/base/error.hpp>
+#include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/report/redact.hpp>
 
@@ -42,9 +45,37 @@ nlohmann::json evidence_level(const nlohmann::json& report);
 // Markdown for a GitHub issue: a summary, then collapsible details.
 std::string render_markdown(const nlohmann::json& report);
 
-// A zip holding report.json, report.md and the redacted logs under home.
+// The trace files (zcuda run --trace) a bundle takes, from the newest run record that has traces
+// (docs/report.md, "Traces in a bundle"): text files redacted, up to `max_bytes` in all; binary
+// files, files past the bound and files that are gone are left out, each with the reason.
+// 4 MiB: redaction (std::regex, a dozen rules) takes seconds per MiB, and a bundle goes into an issue.
+inline constexpr std::uintmax_t kBundleTraceBytes = 4u << 20;
+
+struct BundleTrace {
+  std::string source;       // the file, as the run record names it
+  std::string entry;        // its name in the zip ("traces/..."); empty when left out
+  std::uintmax_t size = 0;  // on disk, when it could be read
+  std::string left_out;     // why it is not in the bundle; empty when it is
+  std::string text;         // the redacted content
+};
+
+struct BundleTraces {
+  std::optional<std::string> run_started_utc;  // the traced run; none when no recent run has traces
+  std::string program;
+  std::string folder;
+  std::vector<BundleTrace> files;
+  std::uintmax_t max_bytes = kBundleTraceBytes;
+};
+
+BundleTraces gather_traces(const std::vector<launch::RunRecord>& newest_first, const Redactor& redactor,
+                           std::uintmax_t max_bytes = kBundleTraceBytes);
+// What was taken and what was left out, without the content (traces/manifest.json; not redacted).
+nlohmann::json to_json(const BundleTraces& traces);
+
+// A zip holding report.json, report.md, the redacted logs under home and the gathered traces
+// (under traces/, with traces/manifest.json saying what was left out and why).
 Status write_bundle(const std::filesystem::path& zip, const nlohmann::json& report, const std::string& markdown,
-                    const std::filesystem::path& logs_folder, const Redactor& redactor);
+                    const std::filesystem::path& logs_folder, const Redactor& redactor, const BundleTraces& traces = {});
 
 // Many reports -> a compatibility matrix (docs/report.md, "Merge").
 Result<nlohmann::json> merge(const std::vector<std::filesystem::path>& files);

@@ -9,6 +9,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/launch/launcher.hpp>
+#include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/windows_system.hpp>
 
@@ -127,6 +128,30 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
   return {};
 }
 
+// --trace needs zluda_trace's libraries, and on Windows zluda.exe to inject them: refused before
+// anything starts when either is missing.
+Status check_trace(const Options& options, const fs::path& runtime, const fs::path& trace_libraries) {
+  if (options.os == Os::windows && options.direct) {
+    return fail(ErrorKind::usage, "--trace goes through zluda.exe (zluda.exe --zluda-trace), and --direct launches without it",
+                "Leave out --direct to trace, or --trace to launch the program itself.");
+  }
+  if (!is_dir(trace_libraries)) {
+    return fail(ErrorKind::not_found,
+                fmt::format("this ZLUDA ({}) has no trace folder ({}), which holds ZLUDA's trace libraries (zluda_trace)", runtime, trace_libraries),
+                "--trace needs a ZLUDA build that ships its trace folder (vosen/ZLUDA's release archives do); point --runtime-dir "
+                "at one, or run without --trace.");
+  }
+  std::error_code ec;
+  if (options.os == Os::windows && !fs::exists(runtime / "zluda.exe", ec)) {
+    return fail(ErrorKind::not_found, fmt::format("this ZLUDA ({}) has no zluda.exe, which --trace launches through", runtime),
+                "Use a complete ZLUDA build (with zluda.exe and its trace folder), or run without --trace.");
+  }
+  if (options.os != Os::windows && options.trace_log_dir.empty()) {
+    return fail(ErrorKind::internal, "--trace was asked for without a folder for the traces");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::pair<std::string, std::string>> parse_assignment(std::string_view text) {
@@ -182,6 +207,11 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     if (auto checked = check_windows_program(options, plan); !checked) return std::unexpected(checked.error());
   }
   const fs::path runtime = plan.runtime_dir;
+  // zluda_trace's libraries: the shims log each CUDA call and forward it to ZLUDA's own.
+  const fs::path trace_libraries = runtime / "trace";
+  if (options.trace) {
+    if (auto checked = check_trace(options, runtime, trace_libraries); !checked) return std::unexpected(checked.error());
+  }
   auto hip = find_hip(options, base);
   if (hip) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
   set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
@@ -225,14 +255,25 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     // Linux finds libraries through LD_LIBRARY_PATH; PATH only picks programs (a venv's python, a
     // toolchain), so it stays exactly as the user has it.
     std::vector<fs::path> libraries = {runtime};
+    if (options.trace) libraries.insert(libraries.begin(), trace_libraries);
     if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
     set("LD_LIBRARY_PATH", prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os),
-        "the dynamic loader finds ZLUDA's libcuda.so.1 (and LibTorch's libraries) before any other");
+        options.trace ? "--trace: the dynamic loader finds ZLUDA's trace libraries first (they log each CUDA call), then ZLUDA's "
+                        "libcuda.so.1 (and LibTorch's libraries) before any other"
+                      : "the dynamic loader finds ZLUDA's libcuda.so.1 (and LibTorch's libraries) before any other");
     std::error_code ec;
-    if (fs::exists(runtime / "zluda_ld", ec)) {
+    // The trace folder's zluda_ld redirects to the trace libraries; the runtime's to ZLUDA's own.
+    const fs::path audit = options.trace && fs::exists(trace_libraries / "zluda_ld", ec) ? trace_libraries / "zluda_ld" : runtime / "zluda_ld";
+    if (fs::exists(audit, ec)) {
       auto before = lookup(base, "LD_AUDIT", os);
-      set("LD_AUDIT", path_to_utf8(runtime / "zluda_ld") + (before && !before->empty() ? ":" + *before : ""),
+      set("LD_AUDIT", path_to_utf8(audit) + (before && !before->empty() ? ":" + *before : ""),
           "ZLUDA's loader redirects CUDA libraries a program loads by full path");
+    }
+    if (options.trace) {
+      // zluda_trace's recipe (ZLUDA's docs/src/troubleshooting.md, AMD GPU on Linux).
+      set("ZLUDA_CUDA_LIB", path_to_utf8(runtime / "libcuda.so"), "--trace: the trace libraries forward each CUDA call to ZLUDA's own libcuda.so");
+      set("ZLUDA_LOG_DIR", path_to_utf8(options.trace_log_dir),
+          "--trace: where zluda_trace writes its logs (a folder of this run's own; zcuda run says where after the program ends)");
     }
   }
   for (const auto& [key, value] : options.overrides) set(key, value, "--env");
@@ -243,14 +284,21 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     // ZLUDA's recommended launch: zluda.exe injects its libraries into the program and children.
     plan.program = launcher;
     plan.through_launcher = true;
+    std::vector<std::string> flags = options.launcher_flags;
+    if (options.trace) {
+      // zluda.exe then injects the trace folder's DLLs and sets ZLUDA_LOG_DIR=%TEMP%\zluda itself.
+      if (std::find(flags.begin(), flags.end(), "--zluda-trace") == flags.end()) flags.insert(flags.begin(), "--zluda-trace");
+      plan.trace_dir = windows_trace_log_dir(plan.environment);
+      plan.trace_program = zcuda::path_to_utf8(plan.target.filename());
+    }
     if (options.launcher_join) {
       // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
-      auto command = launcher_command(*options.launcher_join, options.launcher_flags, path_to_utf8(plan.target), options.args);
+      auto command = launcher_command(*options.launcher_join, flags, path_to_utf8(plan.target), options.args);
       if (!command) return std::unexpected(command.error());
       plan.args = std::move(*command);
       plan.launcher_join = options.launcher_join;
     } else {
-      plan.args = options.launcher_flags;
+      plan.args = std::move(flags);
       plan.args.push_back("--");
       plan.args.push_back(path_to_utf8(plan.target));
       plan.args.insert(plan.args.end(), options.args.begin(), options.args.end());
@@ -258,6 +306,10 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   } else {
     plan.program = plan.target;
     plan.args = options.args;
+  }
+  if (options.trace && os != Os::windows) {
+    // What the program will see, --env included.
+    plan.trace_dir = zcuda::path_from_utf8(plan.environment.at(key_of(plan.environment, "ZLUDA_LOG_DIR", os)));
   }
   return plan;
 }
@@ -284,8 +336,13 @@ nlohmann::json to_json(const LaunchPlan& plan) {
                        {"removed", c.removed},
                        {"why", c.why}});
   }
+  json trace = nullptr;
+  if (plan.trace_dir) {
+    trace = {{"dir", path_to_utf8(*plan.trace_dir)}, {"program_folder", plan.trace_program ? json(*plan.trace_program) : json(nullptr)}};
+  }
   return {{"program", path_to_utf8(plan.target)},
           {"executable", path_to_utf8(plan.program)},
+          {"trace", std::move(trace)},
           {"through_launcher", plan.through_launcher},
           {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},

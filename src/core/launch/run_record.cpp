@@ -33,7 +33,8 @@ void to_json(json& out, const RunRecord& r) {
          {"zcuda", r.zcuda_version},
          {"staged", r.staged},
          {"environment", std::move(environment)},
-         {"explained", r.explained ? json{{"id", r.explained->id}, {"title", r.explained->title}} : json(nullptr)}};
+         {"explained", r.explained ? json{{"id", r.explained->id}, {"title", r.explained->title}} : json(nullptr)},
+         {"traces", r.traces ? json{{"folder", r.traces->folder}, {"files", r.traces->files}} : json(nullptr)}};
 }
 
 void from_json(const json& in, RunRecord& r) {
@@ -58,6 +59,10 @@ void from_json(const json& in, RunRecord& r) {
   r.explained.reset();
   if (in.contains("explained") && !in.at("explained").is_null()) {
     r.explained = ExplainedFailure{in.at("explained").at("id").get<std::string>(), in.at("explained").at("title").get<std::string>()};
+  }
+  r.traces.reset();
+  if (in.contains("traces") && !in.at("traces").is_null()) {
+    r.traces = RecordedTraces{in.at("traces").at("folder").get<std::string>(), in.at("traces").at("files").get<std::vector<std::string>>()};
   }
 }
 

@@ -1,4 +1,4 @@
-// The --bundle zip: report.json, report.md and the redacted logs, written through a temporary
+// The --bundle zip: report.json, report.md, the redacted logs and traces, written through a temporary
 // file and renamed, so a failed write leaves nothing behind.
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/report/report.hpp>
@@ -55,7 +55,7 @@ std::string tail(const std::string& text, std::size_t limit) {
 }  // namespace
 
 Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std::string& markdown, const fs::path& logs_folder,
-                    const Redactor& redactor) {
+                    const Redactor& redactor, const BundleTraces& traces) {
   fs::path temp = zip;
   temp += ".partial";
   {
@@ -79,6 +79,15 @@ Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std
       auto text = platform::read_file(log, 64u << 20);
       if (!text) continue;
       status = add_entry(writer.a, "logs/" + path_to_utf8(log.filename()), redactor.apply(tail(*text, 2u << 20)));
+    }
+    for (const auto& trace : traces.files) {
+      if (!status) break;
+      if (!trace.entry.empty()) status = add_entry(writer.a, trace.entry, trace.text);
+    }
+    if (status && traces.run_started_utc) {
+      nlohmann::json manifest = to_json(traces);
+      redactor.apply(manifest);
+      status = add_entry(writer.a, "traces/manifest.json", json_text(manifest) + "\n");
     }
     if (status && archive_write_close(writer.a) != ARCHIVE_OK) {
       status = fail(ErrorKind::io, fmt::format("Could not finish {}: {}", zip, archive_error_string(writer.a)));

@@ -83,6 +83,24 @@ TEST_F(Records, RunRecordsWithoutAnExplanationAreStillRead) {
   EXPECT_EQ(nlohmann::json(*read)["explained"], nullptr);
 }
 
+// `run --trace` keeps its trace folder and files; records without them (older, or untraced) read.
+TEST_F(Records, RunRecordsKeepTheirTracesAndRecordsWithoutThemAreStillRead) {
+  auto traced = sample_run();
+  traced.traces = launch::RecordedTraces{"/tmp/zluda", {"/tmp/zluda/app_1/log.txt", "/tmp/zluda/app_1/module_0001.ptx"}};
+  auto file = launch::write_run_record(home, traced);
+  ASSERT_TRUE(file) << file.error().message;
+  auto read = launch::read_run_record(*file);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(*read, traced);
+  EXPECT_EQ(nlohmann::json(*read)["traces"]["files"].size(), 2u);
+  nlohmann::json old = sample_run();
+  old.erase("traces");
+  auto without = parse_record<launch::RunRecord>(old, "run record");
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_FALSE(without->traces);
+  EXPECT_EQ(nlohmann::json(*without)["traces"], nullptr);
+}
+
 TEST_F(Records, RunRecordsOfTheFirstSchemaAreStillRead) {
   nlohmann::json old = sample_run();
   old["schema"] = 1;
@@ -98,7 +116,7 @@ TEST_F(Records, RunRecordsOfTheFirstSchemaAreStillRead) {
 verify::Report sample_verify() {
   verify::Report r;
   r.started_utc = "2026-12-02T12:09:16Z";
-  r.runtime = {"zluda", fs::path("/opt/zluda"), "v6-preview.69", "installed ZLUDA"};
+  r.runtime = {verify::RuntimeKind::zluda, fs::path("/opt/zluda"), "v6-preview.69", "installed ZLUDA"};
   r.launch_method = "LD_LIBRARY_PATH";
   r.probe = "/usr/bin/zcuda-probe";
   r.timeout = std::chrono::seconds(60);

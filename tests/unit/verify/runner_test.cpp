@@ -302,7 +302,7 @@ class VerifyRuntime : public ::testing::Test {
 TEST_F(VerifyRuntime, NativeWhenNothingIsInstalled) {
   auto r = resolve_runtime(std::nullopt, "auto", home);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->kind, "native");
+  EXPECT_EQ(r->kind, RuntimeKind::native);
   EXPECT_FALSE(r->dir);
   auto z = resolve_runtime(std::nullopt, "zluda", home);
   ASSERT_FALSE(z);
@@ -314,7 +314,7 @@ TEST_F(VerifyRuntime, InstalledZludaIsTheDefault) {
   write_file(dir / "installs" / "zluda" / "v6-preview.69" / "libcuda.so.1", "");
   auto r = resolve_runtime(std::nullopt, "auto", home);
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->kind, "zluda");
+  EXPECT_EQ(r->kind, RuntimeKind::zluda);
   EXPECT_EQ(r->version, "v6-preview.69");
   EXPECT_EQ(*r->dir, dir / "installs" / "zluda" / "v6-preview.69");
   auto native = resolve_runtime(std::nullopt, "native", home);
@@ -348,7 +348,7 @@ TEST_F(VerifyRuntime, RuntimeDirMustExist) {
   EXPECT_EQ(r.error().kind, ErrorKind::not_found);
   auto ok = resolve_runtime(dir.path(), "auto", home);
   ASSERT_TRUE(ok);
-  EXPECT_EQ(ok->kind, "dir");
+  EXPECT_EQ(ok->kind, RuntimeKind::folder);
 }
 
 TEST(VerifyDigest, Sha256OfKnownContent) {

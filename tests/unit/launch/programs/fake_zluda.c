@@ -2,7 +2,9 @@
  * command line it builds from its own arguments the way one launcher build does, waits for it and
  * exits with its exit code. FAKE_JOIN chooses: 0 quotes each argument, 1 joins with plain spaces
  * (v6-preview.69 and later), 2 puts a space after PROGRAM and nothing between the arguments (an
- * older build), 3 ends without starting anything. Its own flags before "--" are ignored. */
+ * older build), 3 ends without starting anything. Of its own flags before "--" only --zluda-trace
+ * does something: it writes a log where zluda_trace would, %TEMP%\zluda\<program file name>\log.txt
+ * (or <name>_1, _2 ... when that folder exists). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <wchar.h>
@@ -49,6 +51,33 @@ static void put_quoted(const wchar_t* arg) {
   put_char(L'"');
 }
 
+/* As zluda_trace's create_trace_directory: the first of NAME, NAME_1, NAME_2 ... that does not exist. */
+static void write_trace(const wchar_t* program) {
+  wchar_t dir[MAX_PATH + 1], folder[2 * MAX_PATH], file[2 * MAX_PATH + 16];
+  DWORD n = GetTempPathW(MAX_PATH + 1, dir);
+  if (n == 0 || n > MAX_PATH) exit(91);
+  wcscat(dir, L"zluda");
+  CreateDirectoryW(dir, NULL);
+  const wchar_t* name = program;
+  for (const wchar_t* p = program; *p; ++p) {
+    if (*p == L'\\' || *p == L'/') name = p + 1;
+  }
+  wchar_t base[MAX_PATH];
+  swprintf(base, MAX_PATH, L"%ls", name);
+  size_t len = wcslen(base);
+  if (len && base[len - 1] == L'"') base[len - 1] = 0;
+  swprintf(folder, 2 * MAX_PATH, L"%ls\\%ls", dir, base);
+  for (int suffix = 1; GetFileAttributesW(folder) != INVALID_FILE_ATTRIBUTES; ++suffix) {
+    swprintf(folder, 2 * MAX_PATH, L"%ls\\%ls_%d", dir, base, suffix);
+  }
+  if (!CreateDirectoryW(folder, NULL)) exit(92);
+  swprintf(file, 2 * MAX_PATH + 16, L"%ls\\log.txt", folder);
+  FILE* log = _wfopen(file, L"wb");
+  if (!log) exit(93);
+  fputs("zluda_trace stand-in: cuInit(0) ... CUDA_SUCCESS\n", log);
+  fclose(log);
+}
+
 int wmain(int argc, wchar_t** argv) {
   int i = 1;
   while (i < argc && wcscmp(argv[i], L"--") != 0) ++i;
@@ -57,6 +86,9 @@ int wmain(int argc, wchar_t** argv) {
     return 2;
   }
   const wchar_t* program = argv[i + 1];
+  for (int f = 1; f < i; ++f) {
+    if (wcscmp(argv[f], L"--zluda-trace") == 0) write_trace(program);
+  }
   if (FAKE_JOIN == 3) {
     fputs("fake zluda.exe: ends without starting the program\n", stderr);
     return 1;
