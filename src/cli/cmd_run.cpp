@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/base/time_name.hpp>
 #include <zcuda/base/version.hpp>
 #include <zcuda/explain/explain.hpp>
 #include <zcuda/launch/launch.hpp>
@@ -47,11 +48,7 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 
 // Linux: a folder of this run's own for zluda_trace (ZLUDA_LOG_DIR), so every file in it is this
 // run's; made only when the program is launched.
-std::filesystem::path trace_folder(const home::Home& home) {
-  const auto now = std::chrono::system_clock::now();
-  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
-  return home.state / "traces" / fmt::format("{:%Y%m%dT%H%M%S}-{:09}", std::chrono::floor<std::chrono::seconds>(now), unique);
-}
+std::filesystem::path trace_folder(const home::Home& home) { return home.state / "traces" / time_ordered_name(); }
 
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;

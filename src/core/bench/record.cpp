@@ -1,13 +1,12 @@
 #include <zcuda/bench/record.hpp>
 
 #include <algorithm>
-#include <chrono>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <zcuda/base/json_text.hpp>
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/base/time_name.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::bench {
@@ -203,10 +202,7 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
 }
 
 Result<fs::path> write_bench_record(const home::Home& home, const BenchRecord& record) {
-  const auto now = std::chrono::system_clock::now();
-  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
-  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
-  const fs::path file = home.state / "bench" / fmt::format("{}-{:09}.json", stamp, unique);
+  const fs::path file = home.state / "bench" / (time_ordered_name() + ".json");
   if (auto written = platform::write_file_atomic(file, json_text(to_json(record)) + "\n"); !written) return std::unexpected(written.error());
   return file;
 }

@@ -2,14 +2,13 @@
 #include <zcuda/launch/run_record.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <zcuda/base/json_text.hpp>
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/base/time_name.hpp>
 #include <zcuda/base/record.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -67,10 +66,7 @@ void from_json(const json& in, RunRecord& r) {
 }
 
 Result<fs::path> write_run_record(const home::Home& home, const RunRecord& r) {
-  const auto now = std::chrono::system_clock::now();
-  const auto stamp = fmt::format("{:%Y%m%dT%H%M%S}", std::chrono::floor<std::chrono::seconds>(now));
-  const auto unique = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() % 1000000000;
-  const fs::path file = home.state / "runs" / fmt::format("{}-{:09}.json", stamp, unique);
+  const fs::path file = home.state / "runs" / (time_ordered_name() + ".json");
   // Not flushed to disk: a record lost to a power cut is not worth an fsync on every launch.
   if (auto written = platform::write_file_atomic(file, json_text(json(r)) + "\n", platform::Durability::unflushed); !written) {
     return std::unexpected(written.error());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 
 namespace zcuda::launch {
@@ -22,10 +23,8 @@ fs::path windows_trace_log_dir(const platform::Environment& env) {
 
 bool is_program_trace_folder(std::string_view folder, std::string_view program, platform::Os os) {
   if (program.empty() || folder.size() < program.size()) return false;
-  auto same = [&](char a, char b) {
-    return os == platform::Os::windows ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)) : a == b;
-  };
-  if (!std::equal(program.begin(), program.end(), folder.begin(), same)) return false;
+  const std::string_view name = folder.substr(0, program.size());
+  if (os == platform::Os::windows ? !ascii_iequals(name, program) : name != program) return false;
   const std::string_view rest = folder.substr(program.size());
   if (rest.empty()) return true;
   return rest.size() > 1 && rest.front() == '_' &&

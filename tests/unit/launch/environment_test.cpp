@@ -9,6 +9,7 @@
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/base/path_text.hpp>
 
+#include "plan_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::launch {
@@ -17,26 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using platform::Os;
 
-class PlanFixture : public ::testing::Test {
- protected:
-  void SetUp() override {
-    program = tmp / "app dir" / "app.exe";
-    test::write_file(program, "program");
-    fs::create_directories(tmp / "runtime");
-    options.program = program;
-    options.runtime.dir = tmp / "runtime";
-    options.os = Os::linux;
-  }
-  // A copy, not a pointer: GCC 12 at -O3 takes a returned null pointer for a dereference.
-  std::optional<EnvChange> change(const LaunchPlan& plan, const std::string& name) {
-    auto it = std::find_if(plan.changes.begin(), plan.changes.end(), [&](const EnvChange& c) { return c.name == name; });
-    if (it == plan.changes.end()) return std::nullopt;
-    return *it;
-  }
-  test::TempDir tmp;
-  fs::path program;
-  Options options;
-};
+using test_support::PlanFixture;
 
 TEST_F(PlanFixture, Tf32OverrideIsSetByDefaultAndSaysWhy) {
   auto plan = prepare_launch(options, {});

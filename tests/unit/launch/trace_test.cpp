@@ -16,6 +16,7 @@
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/base/path_text.hpp>
 
+#include "plan_fixture.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
@@ -26,29 +27,15 @@ namespace {
 namespace fs = std::filesystem;
 using platform::Os;
 
-class TracePlan : public ::testing::Test {
+class TracePlan : public test_support::PlanFixture {
  protected:
   void SetUp() override {
-    program = tmp / "app dir" / "app.exe";
-    test::write_file(program, "program");
-    runtime = tmp / "runtime";
+    PlanFixture::SetUp();
     fs::create_directories(runtime / "trace");
     test::write_file(runtime / "zluda.exe", "launcher");
-    options.program = program;
-    options.runtime.dir = runtime;
-    options.os = Os::linux;
     options.trace = true;
     options.trace_log_dir = tmp / "traces" / "run-1";
   }
-  std::optional<EnvChange> change(const LaunchPlan& plan, const std::string& name) {
-    auto it = std::find_if(plan.changes.begin(), plan.changes.end(), [&](const EnvChange& c) { return c.name == name; });
-    if (it == plan.changes.end()) return std::nullopt;
-    return *it;
-  }
-  test::TempDir tmp;
-  fs::path program;
-  fs::path runtime;
-  Options options;
 };
 
 TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
