@@ -78,8 +78,7 @@ CommandRun setup_report(CLI::App& sub) {
       if (auto bundled = report::write_bundle(*options->bundle, *json, markdown, context.home.logs, redactor, traces); !bundled) {
         return std::unexpected(bundled.error());
       }
-      traces_summary = report::to_json(traces);
-      redactor.apply(traces_summary);
+      traces_summary = report::traces_manifest(traces, redactor);
     }
     auto output = write_or_print(*options, context, std::move(*json), std::move(markdown));
     if (output && options->bundle) {

@@ -71,6 +71,8 @@ BundleTraces gather_traces(const std::vector<launch::RunRecord>& newest_first, c
                            std::uintmax_t max_bytes = kBundleTraceBytes);
 // What was taken and what was left out, without the content (traces/manifest.json; not redacted).
 nlohmann::json to_json(const BundleTraces& traces);
+// traces/manifest.json as the bundle holds it and report --json shows it: to_json, redacted.
+nlohmann::json traces_manifest(const BundleTraces& traces, const Redactor& redactor);
 
 // A zip holding report.json, report.md, the redacted logs under home and the gathered traces
 // (under traces/, with traces/manifest.json saying what was left out and why).

@@ -85,9 +85,7 @@ Status write_bundle(const fs::path& zip, const nlohmann::json& report, const std
       if (!trace.entry.empty()) status = add_entry(writer.a, trace.entry, trace.text);
     }
     if (status && traces.run_started_utc) {
-      nlohmann::json manifest = to_json(traces);
-      redactor.apply(manifest);
-      status = add_entry(writer.a, "traces/manifest.json", json_text(manifest) + "\n");
+      status = add_entry(writer.a, "traces/manifest.json", json_text(traces_manifest(traces, redactor)) + "\n");
     }
     if (status && archive_write_close(writer.a) != ARCHIVE_OK) {
       status = fail(ErrorKind::io, fmt::format("Could not finish {}: {}", zip, archive_error_string(writer.a)));

@@ -82,4 +82,10 @@ nlohmann::json to_json(const BundleTraces& traces) {
           {"files", std::move(files)}};
 }
 
+nlohmann::json traces_manifest(const BundleTraces& traces, const Redactor& redactor) {
+  nlohmann::json manifest = to_json(traces);
+  redactor.apply(manifest);
+  return manifest;
+}
+
 }  // namespace zcuda::report
