@@ -4,7 +4,6 @@
 #include <system_error>
 
 #include <zcuda/platform/files.hpp>
-#include <zcuda/platform/runtime_launch.hpp>
 
 namespace zcuda::verify {
 namespace {
