@@ -42,10 +42,12 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   } else {
     ui::Table t({"#", "Name", "gfx", "VRAM", "Type", "Status", "Seen by"});
     for (const auto& g : p.gpus) {
-      std::string status = g.status == "validated"     ? s.green(g.status)
-                           : g.status == "candidate"   ? s.yellow(g.status)
-                           : g.status == "unsupported" ? s.red(g.status)
-                                                       : s.dim(g.status);
+      using detect::GpuSupport;
+      const std::string word(to_string(g.status));
+      std::string status = g.status == GpuSupport::validated     ? s.green(word)
+                           : g.status == GpuSupport::candidate   ? s.yellow(word)
+                           : g.status == GpuSupport::unsupported ? s.red(word)
+                                                                 : s.dim(word);
       t.add_row({g.hip_index ? std::to_string(*g.hip_index) : "-", g.name, g.gfx.empty() ? "-" : g.gfx,
                  g.vram_bytes ? format_bytes(*g.vram_bytes) : "-",
                  g.integrated ? "integrated" : (g.vendor_id == detect::kVendorAmd ? "discrete" : "-"), status,
@@ -56,7 +58,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   out += "\n";
   ui::Table facts({"", ""});
   const auto& d = p.driver;
-  if (p.os == "windows") {
+  if (p.os == platform::Os::windows) {
     facts.add_row({"Driver", d.module_loaded ? fmt::format("{} {}{}", d.driver_desc, d.version,
                                                            d.adrenalin_version.empty() ? "" : " (Adrenalin " + d.adrenalin_version + ")")
                                              : "no AMD display driver"});
@@ -82,7 +84,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
       if (l.component == "hip-runtime" || l.component == "hipinfo") continue;
       libs += fmt::format("{}{} ", l.component, l.found ? s.green("✓") : s.red("✗"));
     }
-    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm",
+    facts.add_row({p.os == platform::Os::windows ? "HIP SDK" : "ROCm",
                    fmt::format("{} at {} ({})", h->version.empty() ? "unknown version" : h->version, h->root, h->found_via)});
     facts.add_row({"Libraries", libs});
     for (const auto& [gfx, k] : h->kernels) {
@@ -90,7 +92,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
                      fmt::format("rocBLAS {}  hipBLASLt {}", k.rocblas ? s.green("✓") : s.red("✗"), k.hipblaslt ? s.green("✓") : s.red("✗"))});
     }
   } else {
-    facts.add_row({p.os == "windows" ? "HIP SDK" : "ROCm", s.red("not found")});
+    facts.add_row({p.os == platform::Os::windows ? "HIP SDK" : "ROCm", s.red("not found")});
   }
   const auto& c = p.cuda;
   std::string cuda = c.nvidia_gpu ? "NVIDIA GPU present" : "no NVIDIA GPU";

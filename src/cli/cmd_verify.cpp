@@ -30,10 +30,11 @@ struct VerifyArgs {
   bool list = false;
 };
 
-std::string colored_status(const ui::Style& style, const std::string& status) {
-  if (status == "pass") return style.green(status);
-  if (status == "unsupported" || status == "missing") return style.yellow(status);
-  return style.red(status);
+std::string colored_status(const ui::Style& style, verify::CheckStatus status) {
+  const std::string word(to_string(status));
+  if (status == verify::CheckStatus::pass) return style.green(word);
+  if (status == verify::CheckStatus::unsupported || status == verify::CheckStatus::missing) return style.yellow(word);
+  return style.red(word);
 }
 
 std::string describe_runtime(const verify::Report& r) {
@@ -43,7 +44,7 @@ std::string describe_runtime(const verify::Report& r) {
                                                              : "folder";
   if (rt.dir) text += " (" + path_to_utf8(*rt.dir) + ")";
   text += "; chosen by " + rt.chosen_by;
-  if (r.launch_method != "system") text += "; put first with " + r.launch_method;
+  if (r.launch_method != platform::LaunchMethod::system) text += "; put first with " + std::string(to_string(r.launch_method));
   return text;
 }
 
@@ -96,9 +97,9 @@ CommandOutput render(const Context& context, const verify::Report& report, const
 
   // The headline and its tally count the same checks; the others are counted apart.
   const verify::Summary summary = verify::summarize(report);
-  auto tally = [](const std::map<std::string, int>& counts) {
+  auto tally = [](const std::map<verify::CheckStatus, int>& counts) {
     std::string line;
-    for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + fmt::format("{} {}", n, status);
+    for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + fmt::format("{} {}", n, to_string(status));
     return line;
   };
   text += "\n";

@@ -32,11 +32,11 @@ void plant_files(const TempDir& home) {
   verify::Report result;
   result.started_utc = "2026-12-01T10:00:00Z";
   result.runtime = {verify::RuntimeKind::zluda, home / "installs" / "zluda" / "v6", "v6", "installed ZLUDA"};
-  result.launch_method = "LD_LIBRARY_PATH";
+  result.launch_method = platform::LaunchMethod::library_path;
   verify::CheckResult check;
   check.name = "driver.init";
   check.core = true;
-  check.status = "pass";
+  check.status = verify::CheckStatus::pass;
   check.detail = "token=hunter2-secret";
   check.stack = "zluda";
   check.device = "X [ZLUDA]";

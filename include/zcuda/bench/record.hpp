@@ -13,6 +13,7 @@
 #include <zcuda/home/home.hpp>
 #include <zcuda/bench/stats.hpp>
 #include <zcuda/base/error.hpp>
+#include <zcuda/platform/os.hpp>
 
 namespace zcuda::bench {
 
@@ -48,7 +49,7 @@ struct RuntimeInfo {
   std::string spec;                    // as given: "native", a version, a folder, or "default"
   std::string dir;                     // empty for native
   std::optional<std::string> version;  // the installed ZLUDA release, when known
-  std::string launch;                  // "direct" or "zluda.exe"
+  bool through_launcher = false;       // Windows: started through zluda.exe; stored as launch "zluda.exe" | "direct"
   std::vector<Library> libraries;      // the runtime's CUDA libraries and their digests
 };
 
@@ -83,7 +84,7 @@ struct GpuInfo {
 };
 
 struct MachineInfo {
-  std::string os;
+  platform::Os os = platform::Os::linux;
   std::vector<GpuInfo> gpus;
   std::string amd_driver;  // version, when an AMD driver is present
   std::string hip_sdk;     // "6.4.0 at C:\Program Files\AMD\ROCm\6.4"

@@ -5,15 +5,26 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include <zcuda/platform/os.hpp>
 
 namespace zcuda::detect {
 
 inline constexpr std::uint32_t kVendorAmd = 0x1002;
 inline constexpr std::uint32_t kVendorNvidia = 0x10de;
 inline constexpr std::uint32_t kVendorIntel = 0x8086;
+
+// Where a GPU stands with zcuda: an AMD arch listed in manifests/gpu-support.json as validated
+// or candidate, an AMD GPU that is not (or whose arch is unknown), or another vendor's GPU.
+// The words (to_string) are what detect --json prints: "validated", "candidate",
+// "unsupported", "not-amd".
+enum class GpuSupport { validated, candidate, unsupported, not_amd };
+std::string_view to_string(GpuSupport support);
+std::optional<GpuSupport> gpu_support_from(std::string_view word);
 
 struct Gpu {
   std::string name;         // marketing name when known
@@ -33,7 +44,7 @@ struct Gpu {
   std::optional<int> hip_index;       // position in the HIP runtime's (or KFD's) enumeration
   std::optional<std::uint64_t> luid;  // Windows adapter LUID
   std::vector<std::string> seen_by;   // probes that saw it: pci, drm, kfd, hip, dxgi, registry
-  std::string status;                 // validated | candidate | unsupported | not-amd
+  GpuSupport status = GpuSupport::unsupported;
   std::string status_source;
   std::string min_hip_sdk;
 };
@@ -121,8 +132,8 @@ struct Finding {
 };
 
 struct Profile {
-  std::string os;    // linux | windows
-  std::string root;  // "/" or the --root folder
+  platform::Os os = platform::Os::linux;  // the system looked at (--root: Linux)
+  std::string root;                       // "/" or the --root folder
   std::vector<Gpu> gpus;
   AmdDriver driver;
   HipRuntime hip_runtime;

@@ -3,6 +3,7 @@
 // and (on Windows) a check that a file is not held by a running program before replacing it.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include <zcuda/base/error.hpp>
@@ -10,7 +11,8 @@
 namespace zcuda::platform {
 
 enum class PlaceMethod { hard_link, copy };
-std::string_view to_string(PlaceMethod method);  // "hardlink" | "copy"
+std::string_view to_string(PlaceMethod method);  // "hardlink" | "copy", as the stage journal stores it
+std::optional<PlaceMethod> place_method_from(std::string_view word);
 
 // Makes `target` (which must not exist) hold the content of `source`: a hard link when both lie
 // on one volume and the file system supports it, a copy otherwise.

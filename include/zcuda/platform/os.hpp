@@ -10,6 +10,7 @@ enum class Os { linux, windows };
 
 Os current_os();
 std::string_view os_id(Os os);  // "linux" | "windows", as manifests spell it
+std::optional<Os> os_from_id(std::string_view id);
 
 // Environment access. Values are UTF-8 on every platform.
 std::optional<std::string> get_env(std::string_view name);

@@ -7,12 +7,20 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zcuda/base/error.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::platform {
+
+// How a runtime folder was put ahead of the system's libraries. The words (to_string) are what
+// verify results store: "system" (nothing put first), "LD_LIBRARY_PATH", "copy beside DLLs",
+// "zluda.exe".
+enum class LaunchMethod { system, library_path, copy_beside_dlls, zluda_exe };
+std::string_view to_string(LaunchMethod method);
+std::optional<LaunchMethod> launch_method_from(std::string_view word);
 
 // The path of the running executable (/proc/self/exe; GetModuleFileNameW).
 Result<std::filesystem::path> current_executable();
@@ -38,9 +46,8 @@ class RuntimeLaunch {
   using LauncherEncoder = std::function<std::vector<std::string>(const std::string& program, const std::vector<std::string>& args)>;
   void set_launcher_encoder(LauncherEncoder encoder) { encoder_ = std::move(encoder); }
 
-  // How the runtime was put first, for the report: "LD_LIBRARY_PATH", "copy beside DLLs",
-  // "zluda.exe", or "system".
-  const std::string& method() const { return method_; }
+  // How the runtime was put first, for the report.
+  LaunchMethod method() const { return method_; }
 
  private:
   RuntimeLaunch() = default;
@@ -50,7 +57,7 @@ class RuntimeLaunch {
   LauncherEncoder encoder_;
   Environment environment_;
   std::optional<std::filesystem::path> temp_dir_;
-  std::string method_ = "system";
+  LaunchMethod method_ = LaunchMethod::system;
 };
 
 }  // namespace zcuda::platform

@@ -8,18 +8,23 @@
 #include <vector>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/platform/file_ops.hpp>
 
 namespace zcuda::stage {
 
 enum class StepState { planned, backed_up, placed, restored };
 std::string_view to_string(StepState state);
 
+// What a journal was written for: "stage" (rolled back when interrupted) or "unstage" (finished).
+enum class Operation { stage, unstage };
+std::string_view to_string(Operation operation);
+
 struct Step {
-  std::filesystem::path path;                  // relative to the app root
-  bool replaces = false;                       // "replace" (a file was there) or "add"
-  std::filesystem::path source;                // the runtime file
-  std::string method;                          // "hardlink" | "copy", once placed
-  std::optional<std::string> original_sha256;  // of the replaced file
+  std::filesystem::path path;                   // relative to the app root
+  bool replaces = false;                        // "replace" (a file was there) or "add"
+  std::filesystem::path source;                 // the runtime file
+  std::optional<platform::PlaceMethod> method;  // once placed
+  std::optional<std::string> original_sha256;   // of the replaced file
   std::string staged_sha256;
   // The placed file's size and last-write time, recorded once placed. With them, a target that
   // is still a hard link of the runtime file with this size and time is ours without hashing
@@ -31,9 +36,9 @@ struct Step {
 };
 
 struct Journal {
-  std::string operation = "stage";  // "stage" | "unstage": what was running
-  bool complete = false;            // the operation finished
-  std::string root;                 // the app root when written (informational)
+  Operation operation = Operation::stage;  // what was running
+  bool complete = false;                   // the operation finished
+  std::string root;                        // the app root when written (informational)
   std::string runtime;
   std::string zcuda_version;
   std::string started;  // UTC, ISO 8601

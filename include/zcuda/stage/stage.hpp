@@ -9,13 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/stage/journal.hpp>
 #include <zcuda/stage/plan.hpp>
 
 namespace zcuda::stage {
 
 // What the recovery of an interrupted operation did.
 struct Recovery {
-  std::string interrupted;  // "stage" (rolled back) or "unstage" (finished)
+  Operation interrupted = Operation::stage;  // a stage is rolled back, an unstage finished
   std::size_t steps_undone = 0;
 };
 

@@ -24,7 +24,7 @@ enum class Level { none, detected, loadable, functional, application_verified };
 struct CheckOutcome {
   std::string name;
   bool core = false;
-  std::string status;
+  CheckStatus status = CheckStatus::error;
   std::vector<std::string> roles;  // roles of the libraries the check reported loaded ("driver", "cublas", ...)
 };
 

@@ -16,6 +16,7 @@
 #include <zcuda/home/home.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/platform/process.hpp>
+#include <zcuda/platform/runtime_launch.hpp>
 
 namespace zcuda::verify {
 
@@ -71,10 +72,16 @@ struct LibraryFile {
   bool operator==(const LibraryFile&) const = default;
 };
 
+// How a check ended. zcuda-probe reports the first five; crash and timeout come from how its
+// process ended. The words (to_string) are what the probe prints and results store.
+enum class CheckStatus { pass, fail, unsupported, missing, error, crash, timeout };
+std::string_view to_string(CheckStatus status);
+std::optional<CheckStatus> check_status_from(std::string_view word);
+
 struct CheckResult {
   std::string name;
   bool core = false;
-  std::string status;  // pass, fail, unsupported, missing, error, crash, timeout
+  CheckStatus status = CheckStatus::error;
   std::string detail;
   std::string stack = "unknown";
   std::string device;
@@ -127,7 +134,7 @@ struct Options {
 struct Report {
   std::string started_utc;
   Runtime runtime;
-  std::string launch_method;  // "LD_LIBRARY_PATH", "zluda.exe", "copy beside DLLs", "system"
+  platform::LaunchMethod launch_method = platform::LaunchMethod::system;
   std::filesystem::path probe;
   std::chrono::seconds timeout{0};
   int jobs = 1;
@@ -154,8 +161,8 @@ struct Summary {
   bool explicit_selection = false;  // counted: the selected checks, else the core checks
   int counted = 0;
   int counted_passed = 0;
-  std::map<std::string, int> statuses;  // of the counted checks
-  std::map<std::string, int> others;    // of the checks that do not count
+  std::map<CheckStatus, int> statuses;  // of the counted checks
+  std::map<CheckStatus, int> others;    // of the checks that do not count
   bool passed = true;
 };
 Summary summarize(const Report& report);

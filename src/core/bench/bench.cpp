@@ -72,7 +72,7 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
   auto plan = out.runtime ? launch::prepare_launch(launch, base) : launch::prepare_native_launch(launch, base);
   if (!plan) return std::unexpected(plan.error());
   out.plan = std::move(*plan);
-  info.launch = out.plan.through_launcher ? "zluda.exe" : "direct";
+  info.through_launcher = out.plan.through_launcher;
   return out;
 }
 

@@ -23,6 +23,10 @@ bool BenchRecord::output_verified() const {
 
 namespace {
 
+// The words a bench record stores for how a variant was started.
+constexpr const char* kThroughLauncher = "zluda.exe";
+constexpr const char* kDirect = "direct";
+
 template <class T>
 json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
@@ -78,7 +82,7 @@ json variant_json(const VariantRecord& v) {
            {{"spec", v.runtime.spec},
             {"dir", v.runtime.dir},
             {"version", optional_json(v.runtime.version)},
-            {"launch", v.runtime.launch},
+            {"launch", v.runtime.through_launcher ? kThroughLauncher : kDirect},
             {"libraries", libraries}}},
           {"env", v.env},
           {"runs", runs},
@@ -97,7 +101,10 @@ VariantRecord variant_from(const json& j) {
   v.runtime.spec = rt.at("spec").get<std::string>();
   v.runtime.dir = rt.at("dir").get<std::string>();
   v.runtime.version = optional_from<std::string>(rt, "version");
-  v.runtime.launch = rt.at("launch").get<std::string>();
+  const auto launch = rt.at("launch").get<std::string>();
+  if (launch != kThroughLauncher && launch != kDirect)
+    throw json::other_error::create(501, "runtime.launch '" + launch + "' is not direct or zluda.exe", &rt);
+  v.runtime.through_launcher = launch == kThroughLauncher;
   for (const auto& l : rt.at("libraries")) v.runtime.libraries.push_back({l.at("name").get<std::string>(), l.at("sha256").get<std::string>()});
   v.env = j.at("env").get<std::map<std::string, std::string>>();
   for (const auto& r : j.at("runs")) v.runs.push_back(run_from(r));
@@ -137,12 +144,14 @@ ComparisonRecord comparison_from(const json& j) {
 json machine_json(const MachineInfo& m) {
   json gpus = json::array();
   for (const auto& g : m.gpus) gpus.push_back({{"name", g.name}, {"vendor", g.vendor}, {"gfx", g.gfx}, {"driver", g.driver}});
-  return {{"os", m.os}, {"gpus", gpus}, {"amd_driver", m.amd_driver}, {"hip_sdk", m.hip_sdk}, {"nvidia_gpu", m.nvidia_gpu}};
+  return {{"os", platform::os_id(m.os)}, {"gpus", gpus}, {"amd_driver", m.amd_driver}, {"hip_sdk", m.hip_sdk}, {"nvidia_gpu", m.nvidia_gpu}};
 }
 
 MachineInfo machine_from(const json& j) {
   MachineInfo m;
-  m.os = j.at("os").get<std::string>();
+  const auto os = j.at("os").get<std::string>();
+  if (!platform::os_from_id(os)) throw json::other_error::create(501, "machine.os '" + os + "' is not linux or windows", &j);
+  m.os = *platform::os_from_id(os);
   for (const auto& g : j.at("gpus")) {
     m.gpus.push_back(
         {g.at("name").get<std::string>(), g.at("vendor").get<std::string>(), g.at("gfx").get<std::string>(), g.at("driver").get<std::string>()});

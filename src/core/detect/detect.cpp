@@ -20,7 +20,7 @@ Result<Profile> detect_machine(const Options& options) {
   }
   SystemView view(options.root);
   Profile profile;
-  profile.os = std::string(platform::os_id(options.root ? platform::Os::linux : platform::current_os()));
+  profile.os = options.root ? platform::Os::linux : platform::current_os();
   profile.root = options.root ? path_to_utf8(*options.root) : "/";
 
   if (targets_windows(profile)) {

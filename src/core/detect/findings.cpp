@@ -184,11 +184,11 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
 void assign_status(Profile& profile) {
   for (auto& gpu : profile.gpus) {
     if (gpu.vendor_id != kVendorAmd) {
-      gpu.status = "not-amd";
+      gpu.status = GpuSupport::not_amd;
       continue;
     }
     if (gpu.gfx.empty()) {
-      gpu.status = "unsupported";
+      gpu.status = GpuSupport::unsupported;
       gpu.status_source = "gfx target unknown";
       continue;
     }
@@ -219,12 +219,12 @@ void derive_findings(const platform::Environment& env, Profile& p) {
       if (g->gfx.empty()) {
         add(p, Severity::warning, "unknown-gfx", fmt::format("The gfx target of {} ({:04x}:{:04x}) is unknown", g->name, g->vendor_id, g->device_id),
             "Detection could not read the KFD topology or ask the HIP runtime; install ROCm (Linux) or the Adrenalin driver (Windows).");
-      } else if (g->status == "unsupported") {
+      } else if (g->status == GpuSupport::unsupported) {
         ArchSupport s = arch_support(g->gfx);
         add(p, Severity::warning, "gpu-unsupported",
             fmt::format("{} ({}) is not in AMD's HIP SDK support set{}", g->name, g->gfx, s.note.empty() ? "" : ": " + s.note),
             "ZLUDA may still work if rocBLAS has kernels for it, but expect failures; see docs/compatibility.md.");
-      } else if (g->status == "candidate") {
+      } else if (g->status == GpuSupport::candidate) {
         add(p, Severity::info, "gpu-candidate", fmt::format("{} ({}) is supported by the HIP SDK but not yet validated with zcuda", g->name, g->gfx),
             "Run zcuda verify and share zcuda report: evidence moves it to validated.");
       }

@@ -15,7 +15,7 @@ namespace zcuda::detect {
 
 // Which rules the probes apply: Windows' for a live Windows machine, Linux's otherwise (a captured
 // --root tree is a Linux machine's, whichever OS reads it).
-inline bool targets_windows(const Profile& profile) { return profile.os == "windows"; }
+inline bool targets_windows(const Profile& profile) { return profile.os == platform::Os::windows; }
 
 // A path as the profile shows it: with the separators of the machine it describes (a captured
 // Linux tree keeps its '/' when read on Windows).

@@ -54,7 +54,7 @@ void to_json(nlohmann::json& out, const Profile& p) {
                     {"hip_index", optional_value(g.hip_index)},
                     {"luid", optional_value(g.luid)},
                     {"seen_by", g.seen_by},
-                    {"status", g.status},
+                    {"status", to_string(g.status)},
                     {"status_source", text_or_null(g.status_source)},
                     {"min_hip_sdk", text_or_null(g.min_hip_sdk)}});
   }
@@ -120,7 +120,7 @@ void to_json(nlohmann::json& out, const Profile& p) {
   for (const auto& f : p.findings) {
     findings.push_back({{"severity", to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"hint", f.hint}});
   }
-  out = {{"os", p.os},
+  out = {{"os", platform::os_id(p.os)},
          {"root", p.root},
          {"ready", p.ready()},
          {"gpus", gpus},

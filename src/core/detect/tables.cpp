@@ -24,6 +24,27 @@ std::string text(const nlohmann::json& j, const char* key) {
 
 }  // namespace
 
+std::string_view to_string(GpuSupport support) {
+  switch (support) {
+    case GpuSupport::validated:
+      return "validated";
+    case GpuSupport::candidate:
+      return "candidate";
+    case GpuSupport::unsupported:
+      return "unsupported";
+    case GpuSupport::not_amd:
+      return "not-amd";
+  }
+  return "unsupported";
+}
+
+std::optional<GpuSupport> gpu_support_from(std::string_view word) {
+  for (auto support : {GpuSupport::validated, GpuSupport::candidate, GpuSupport::unsupported, GpuSupport::not_amd}) {
+    if (to_string(support) == word) return support;
+  }
+  return std::nullopt;
+}
+
 std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optional<std::uint32_t> revision) {
   const auto& devices = table("names").value("devices", nlohmann::json::array());
   for (const auto& d : devices) {
@@ -49,10 +70,16 @@ ArchSupport arch_support(const std::string& gfx) {
   const auto& support = table("support");
   for (const auto& a : support.value("archs", nlohmann::json::array())) {
     if (text(a, "gfx") == gfx) {
-      return {gfx, text(a, "status"), text(a, "min_hip_sdk"), text(a, "max_hip_sdk"), text(a, "source"), text(a, "cards")};
+      // validate_embedded_tables holds every listed status to validated or candidate.
+      return {gfx,
+              gpu_support_from(text(a, "status")).value_or(GpuSupport::unsupported),
+              text(a, "min_hip_sdk"),
+              text(a, "max_hip_sdk"),
+              text(a, "source"),
+              text(a, "cards")};
     }
   }
-  ArchSupport unsupported{gfx, "unsupported", "", "", "manifests/gpu-support.json (not listed)", ""};
+  ArchSupport unsupported{gfx, GpuSupport::unsupported, "", "", "manifests/gpu-support.json (not listed)", ""};
   auto notes = support.value("unsupported_notes", nlohmann::json::object());
   if (auto it = notes.find(gfx); it != notes.end() && it->is_string()) unsupported.note = it->get<std::string>();
   return unsupported;
@@ -67,8 +94,9 @@ Status validate_embedded_tables() {
     if (!parse_hex_id(text(d, "device"))) return fail(ErrorKind::internal, fmt::format("bad device id in amd-gpu-names.json: {}", d.dump()));
   }
   for (const auto& a : support["archs"]) {
-    auto status = text(a, "status");
-    if (status != "validated" && status != "candidate") return fail(ErrorKind::internal, fmt::format("bad status in gpu-support.json: {}", a.dump()));
+    auto status = gpu_support_from(text(a, "status"));
+    if (status != GpuSupport::validated && status != GpuSupport::candidate)
+      return fail(ErrorKind::internal, fmt::format("bad status in gpu-support.json: {}", a.dump()));
     if (text(a, "source").empty()) return fail(ErrorKind::internal, fmt::format("entry without a source in gpu-support.json: {}", a.dump()));
   }
   return {};

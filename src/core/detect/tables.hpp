@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/detect/profile.hpp>
 
 namespace zcuda::detect {
 
@@ -19,7 +20,7 @@ std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optio
 
 struct ArchSupport {
   std::string gfx;
-  std::string status;  // validated | candidate
+  GpuSupport status = GpuSupport::unsupported;
   std::string min_hip_sdk;
   std::string max_hip_sdk;  // empty: no known upper bound
   std::string source;

@@ -92,11 +92,11 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
   }
   if (key == "driver") {
     const auto& d = p.driver;
-    if (!d.adrenalin_version.empty() || (!d.version.empty() && p.os == "windows")) {
+    if (!d.adrenalin_version.empty() || (!d.version.empty() && p.os == platform::Os::windows)) {
       return {fmt::format("AMD driver: Adrenalin {} (driver version {}).", d.adrenalin_version.empty() ? "unknown" : d.adrenalin_version,
                           d.version.empty() ? "unknown" : d.version)};
     }
-    if (p.os == "linux") {
+    if (p.os == platform::Os::linux) {
       if (!d.module_loaded) return {"AMD driver: the amdgpu kernel module is not loaded."};
       return {
           fmt::format("AMD driver: amdgpu{}{}.", d.version.empty() ? "" : " " + d.version, d.kfd_present ? ", /dev/kfd present" : ", no /dev/kfd")};

@@ -14,8 +14,6 @@ namespace zcuda::platform {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(PlaceMethod method) { return method == PlaceMethod::hard_link ? "hardlink" : "copy"; }
-
 Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target) {
   if (::link(source.c_str(), target.c_str()) == 0) return PlaceMethod::hard_link;
   const int e = errno;

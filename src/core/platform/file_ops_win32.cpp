@@ -11,8 +11,6 @@ namespace zcuda::platform {
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(PlaceMethod method) { return method == PlaceMethod::hard_link ? "hardlink" : "copy"; }
-
 Result<PlaceMethod> link_or_copy(const fs::path& source, const fs::path& target) {
   if (CreateHardLinkW(target.c_str(), source.c_str(), nullptr)) return PlaceMethod::hard_link;
   const DWORD code = GetLastError();

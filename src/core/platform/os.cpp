@@ -22,6 +22,12 @@ Os current_os() {
 
 std::string_view os_id(Os os) { return os == Os::windows ? "windows" : "linux"; }
 
+std::optional<Os> os_from_id(std::string_view id) {
+  if (id == os_id(Os::linux)) return Os::linux;
+  if (id == os_id(Os::windows)) return Os::windows;
+  return std::nullopt;
+}
+
 char path_list_separator() { return current_os() == Os::windows ? ';' : ':'; }
 
 #ifdef _WIN32

@@ -6,6 +6,27 @@
 
 namespace zcuda::platform {
 
+std::string_view to_string(LaunchMethod method) {
+  switch (method) {
+    case LaunchMethod::system:
+      return "system";
+    case LaunchMethod::library_path:
+      return "LD_LIBRARY_PATH";
+    case LaunchMethod::copy_beside_dlls:
+      return "copy beside DLLs";
+    case LaunchMethod::zluda_exe:
+      return "zluda.exe";
+  }
+  return "system";
+}
+
+std::optional<LaunchMethod> launch_method_from(std::string_view word) {
+  for (auto method : {LaunchMethod::system, LaunchMethod::library_path, LaunchMethod::copy_beside_dlls, LaunchMethod::zluda_exe}) {
+    if (to_string(method) == word) return method;
+  }
+  return std::nullopt;
+}
+
 RuntimeLaunch::RuntimeLaunch(RuntimeLaunch&& other) noexcept
     : program_(std::move(other.program_)),
       prefix_args_(std::move(other.prefix_args_)),
@@ -13,7 +34,7 @@ RuntimeLaunch::RuntimeLaunch(RuntimeLaunch&& other) noexcept
       encoder_(std::move(other.encoder_)),
       environment_(std::move(other.environment_)),
       temp_dir_(std::move(other.temp_dir_)),
-      method_(std::move(other.method_)) {
+      method_(other.method_) {
   other.temp_dir_.reset();
 }
 
@@ -30,7 +51,7 @@ RuntimeLaunch& RuntimeLaunch::operator=(RuntimeLaunch&& other) noexcept {
     environment_ = std::move(other.environment_);
     temp_dir_ = std::move(other.temp_dir_);
     other.temp_dir_.reset();
-    method_ = std::move(other.method_);
+    method_ = other.method_;
   }
   return *this;
 }

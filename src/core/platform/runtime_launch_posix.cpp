@@ -25,7 +25,7 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
       value += ":" + it->second;
     }
     launch.environment_["LD_LIBRARY_PATH"] = value;
-    launch.method_ = "LD_LIBRARY_PATH";
+    launch.method_ = LaunchMethod::library_path;
   }
   return launch;
 }

@@ -56,7 +56,7 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
     launch.program_ = zluda_exe;
     launch.prefix_args_ = {"--", utf8(program)};
     launch.target_ = program;
-    launch.method_ = "zluda.exe";
+    launch.method_ = LaunchMethod::zluda_exe;
     return launch;
   }
 
@@ -79,7 +79,7 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
   // Libraries the runtime loads later by bare name (HIP, rocBLAS) are found through PATH.
   auto& path = launch.environment_[variable_key(launch.environment_, "PATH", Os::windows).value_or("PATH")];
   path = utf8(*runtime_dir) + (path.empty() ? "" : ";" + path);
-  launch.method_ = "copy beside DLLs";
+  launch.method_ = LaunchMethod::copy_beside_dlls;
   return launch;
 }
 

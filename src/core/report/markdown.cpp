@@ -68,10 +68,10 @@ Result<std::optional<verify::Report>> verify_results(const nlohmann::json& repor
 std::string verify_summary(const Result<std::optional<verify::Report>>& saved) {
   if (!saved) return "unreadable";
   if (!*saved) return "not run";
-  std::map<std::string, int> counts;
+  std::map<verify::CheckStatus, int> counts;
   for (const auto& c : (*saved)->checks) counts[c.status]++;
   std::string out;
-  for (const auto& [status, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, status);
+  for (const auto& [status, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, to_string(status));
   return out.empty() ? "no checks" : out;
 }
 
@@ -164,7 +164,7 @@ std::string render_markdown(const nlohmann::json& r) {
                                    cell(v.device().empty() ? "—" : v.device()));
     for (const auto& c : v.checks) {
       const std::string lib = c.libraries.empty() ? "" : c.libraries.front().path;
-      text += fmt::format("| {} | {} | {} | {} |\n", c.name, c.status, cell(c.detail), cell(lib));
+      text += fmt::format("| {} | {} | {} | {} |\n", c.name, to_string(c.status), cell(c.detail), cell(lib));
     }
     out += details("Verify results", text);
   }

@@ -103,12 +103,13 @@ Result<nlohmann::json> merge(const std::vector<fs::path>& files) {
       int driver_pass = 0, cublas_pass = 0;
       for (const auto& check : results ? results->checks : std::vector<verify::CheckResult>{}) {
         check_names.insert(check.name);
-        row.checks[check.name][check.status]++;
+        row.checks[check.name][std::string(to_string(check.status))]++;
         if (check.core) {
           // A stub that says "not supported" is honest; wrong numbers, errors and crashes are not.
-          core_failed = core_failed || (check.status != "pass" && check.status != "unsupported");
-          driver_pass += check.status == "pass" && check.name.starts_with("driver.");
-          cublas_pass += check.status == "pass" && check.name.starts_with("cublas.");
+          using verify::CheckStatus;
+          core_failed = core_failed || (check.status != CheckStatus::pass && check.status != CheckStatus::unsupported);
+          driver_pass += check.status == CheckStatus::pass && check.name.starts_with("driver.");
+          cublas_pass += check.status == CheckStatus::pass && check.name.starts_with("cublas.");
         }
       }
       bool on_zluda = results && results->stack() == "zluda";

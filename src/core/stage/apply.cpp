@@ -70,7 +70,7 @@ Status carry_out(const fs::path& root, Journal& journal) {
     if (!method) return std::unexpected(method.error());
     if (auto moved = platform::rename_with_retry(temp, target); !moved) return moved;
     crash_point();
-    step.method = std::string(platform::to_string(*method));
+    step.method = *method;
     record_identity(target, step);
     step.state = StepState::placed;
     if (auto saved = save_journal(root, journal); !saved) return saved;
@@ -86,7 +86,7 @@ Result<StageResult> apply(Plan plan) {
   StageResult result;
   if (auto ok = check_not_in_use(plan); !ok) return std::unexpected(ok.error());
   Journal journal;
-  journal.operation = "stage";
+  journal.operation = Operation::stage;
   journal.root = path_to_utf8(plan.root);
   journal.runtime = path_to_utf8(plan.runtime_dir);
   journal.zcuda_version = std::string(version());

@@ -31,13 +31,13 @@ std::string service_label(Service service, const ui::Style& style) {
 
 json recovery_json(const std::optional<Recovery>& r) {
   if (!r) return nullptr;
-  return {{"interrupted", r->interrupted}, {"steps_undone", r->steps_undone}};
+  return {{"interrupted", to_string(r->interrupted)}, {"steps_undone", r->steps_undone}};
 }
 
 }  // namespace
 
 std::string describe(const Recovery& r) {
-  return r.interrupted == "stage"
+  return r.interrupted == Operation::stage
              ? fmt::format("An interrupted stage was rolled back ({} step{} undone).\n", r.steps_undone, r.steps_undone == 1 ? "" : "s")
              : fmt::format("An interrupted unstage was finished ({} step{}).\n", r.steps_undone, r.steps_undone == 1 ? "" : "s");
 }

@@ -51,13 +51,15 @@ std::string_view to_string(StepState state) {
   return "planned";
 }
 
+std::string_view to_string(Operation operation) { return operation == Operation::stage ? "stage" : "unstage"; }
+
 std::string to_json_text(const Journal& journal) {
   json steps = json::array();
   for (const auto& s : journal.steps) {
     steps.push_back({{"path", generic_path_to_utf8(s.path)},
                      {"action", s.replaces ? "replace" : "add"},
                      {"source", path_to_utf8(s.source)},
-                     {"method", s.method.empty() ? json(nullptr) : json(s.method)},
+                     {"method", s.method ? json(platform::to_string(*s.method)) : json(nullptr)},
                      {"original_sha256", s.original_sha256 ? json(*s.original_sha256) : json(nullptr)},
                      {"staged_sha256", s.staged_sha256},
                      {"staged_size", s.staged_size ? json(*s.staged_size) : json(nullptr)},
@@ -65,8 +67,14 @@ std::string to_json_text(const Journal& journal) {
                      {"backup", s.backup ? json(generic_path_to_utf8(*s.backup)) : json(nullptr)},
                      {"state", to_string(s.state)}});
   }
-  json out = {{"schema", kSchema},          {"operation", journal.operation}, {"complete", journal.complete}, {"root", journal.root},
-              {"runtime", journal.runtime}, {"zcuda", journal.zcuda_version}, {"started", journal.started},   {"steps", steps}};
+  json out = {{"schema", kSchema},
+              {"operation", to_string(journal.operation)},
+              {"complete", journal.complete},
+              {"root", journal.root},
+              {"runtime", journal.runtime},
+              {"zcuda", journal.zcuda_version},
+              {"started", journal.started},
+              {"steps", steps}};
   return json_text(out) + "\n";
 }
 
@@ -80,8 +88,14 @@ Result<Journal> parse_journal(std::string_view text) {
   try {
     if (j.at("schema").get<int>() != kSchema) return bad(fmt::format("unknown schema {}", j.at("schema").dump()));
     Journal journal;
-    journal.operation = j.at("operation").get<std::string>();
-    if (journal.operation != "stage" && journal.operation != "unstage") return bad("unknown operation " + journal.operation);
+    const auto operation = j.at("operation").get<std::string>();
+    if (operation == to_string(Operation::stage)) {
+      journal.operation = Operation::stage;
+    } else if (operation == to_string(Operation::unstage)) {
+      journal.operation = Operation::unstage;
+    } else {
+      return bad("unknown operation " + operation);
+    }
     journal.complete = j.at("complete").get<bool>();
     journal.root = j.value("root", "");
     journal.runtime = j.value("runtime", "");
@@ -94,7 +108,11 @@ Result<Journal> parse_journal(std::string_view text) {
       if (action != "add" && action != "replace") return bad("unknown action " + action);
       step.replaces = action == "replace";
       step.source = path_from_utf8(s.at("source").get<std::string>());
-      if (!s.at("method").is_null()) step.method = s.at("method").get<std::string>();
+      if (!s.at("method").is_null()) {
+        const auto method = s.at("method").get<std::string>();
+        step.method = platform::place_method_from(method);
+        if (!step.method) return bad("unknown method " + method);
+      }
       if (!s.at("original_sha256").is_null()) step.original_sha256 = s.at("original_sha256").get<std::string>();
       step.staged_sha256 = s.at("staged_sha256").get<std::string>();
       // Absent in journals of older zcuda: such steps are recognised by hashing.

@@ -147,7 +147,7 @@ Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const
   if (!journal) return std::unexpected(journal.error());
   // Stopped after the journal was removed: only empty folders can be left.
   if (!*journal) remove_empty_folders(stage_dir(root));
-  if (!*journal || ((*journal)->operation == "stage" && (*journal)->complete)) return std::optional<Recovery>{};
+  if (!*journal || ((*journal)->operation == Operation::stage && (*journal)->complete)) return std::optional<Recovery>{};
   Journal& j = **journal;
   Recovery recovery{j.operation, 0};
   for (const auto& s : j.steps) {
@@ -157,7 +157,7 @@ Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const
   // An interrupted unstage is finished.
   if (auto undone = detail::undo_all(root, j, kept_dir, nullptr); !undone) {
     Error error = std::move(undone.error());
-    error.notes.push_back(fmt::format("while recovering an interrupted {} of {}", recovery.interrupted, root));
+    error.notes.push_back(fmt::format("while recovering an interrupted {} of {}", to_string(recovery.interrupted), root));
     return std::unexpected(std::move(error));
   }
   return std::optional<Recovery>(recovery);
@@ -204,7 +204,7 @@ Result<UnstageResult> unstage(const fs::path& app, bool force) {
     if (auto free = platform::check_replaceable(*root / journal.steps[i].path); !free) return std::unexpected(free.error());
   }
 
-  journal.operation = "unstage";
+  journal.operation = Operation::unstage;
   journal.complete = false;
   if (auto saved = save_journal(*root, journal); !saved) return std::unexpected(saved.error());
   detail::crash_point();

@@ -23,7 +23,12 @@ std::optional<nlohmann::json> probe_result(const std::string& out, const std::st
   return parsed;
 }
 
-bool known_probe_status(const std::string& s) { return s == "pass" || s == "fail" || s == "unsupported" || s == "missing" || s == "error"; }
+// crash and timeout are zcuda's to say, from how the process ended; a probe that printed them is confused.
+std::optional<CheckStatus> probe_status(const std::string& word) {
+  const auto status = check_status_from(word);
+  if (!status || *status == CheckStatus::crash || *status == CheckStatus::timeout) return std::nullopt;
+  return status;
+}
 
 // Every result line of the unit's checks, by check name (the first one for each).
 std::map<std::string, std::string> result_lines(const std::string& out, const std::vector<const CheckSpec*>& unit) {
@@ -60,7 +65,7 @@ CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& proc
 
   const auto parsed = probe_result(process.out, spec.name);
   if (parsed) {
-    r.status = parsed->value("status", "error");
+    const auto word = parsed->value("status", "error");
     r.detail = parsed->value("detail", "");
     r.stack = parsed->value("stack", "unknown");
     r.device = parsed->value("device", "");
@@ -74,32 +79,34 @@ CheckResult interpret(const CheckSpec& spec, const platform::ProcessResult& proc
         r.libraries.push_back(std::move(f));
       }
     }
-    if (!known_probe_status(r.status)) {
-      r.detail = fmt::format("the probe reported an unknown status '{}': {}", r.status, r.detail);
-      r.status = "error";
+    if (auto status = probe_status(word)) {
+      r.status = *status;
+    } else {
+      r.detail = fmt::format("the probe reported an unknown status '{}': {}", word, r.detail);
+      r.status = CheckStatus::error;
     }
   }
 
   // How the process ended outranks what it printed: a result followed by a crash in library
   // teardown or a hang at exit is still a crash or a hang for an application.
   if (process.timed_out) {
-    r.status = "timeout";
+    r.status = CheckStatus::timeout;
     r.detail = fmt::format("no result within {} s; the probe and its child processes were killed{}", timeout.count(),
                            parsed ? fmt::format(" (it had reported {}: {})", parsed->value("status", ""), parsed->value("detail", "")) : "");
   } else if (process.signal || process.exception_status) {
-    r.status = "crash";
+    r.status = CheckStatus::crash;
     r.detail = fmt::format("the probe {}{}", r.exit,
                            parsed ? fmt::format(" after reporting {}: {}", parsed->value("status", ""), parsed->value("detail", "")) : "");
   } else if (!parsed) {
     // No result line: a library that called exit() or a runtime abort (sanitizers) ended it.
-    r.status = process.exit_code == 0 ? "error" : "crash";
+    r.status = process.exit_code == 0 ? CheckStatus::error : CheckStatus::crash;
     r.detail = process.exit_code == 0 ? "the probe ended without printing a result"
                                       : fmt::format("the probe ended with {} without printing a result", r.exit);
   } else if (process.exit_code != 0) {
-    r.status = "crash";
+    r.status = CheckStatus::crash;
     r.detail = fmt::format("the probe ended with {} after reporting {}: {}", r.exit, parsed->value("status", ""), r.detail);
   }
-  if (r.status != "pass") r.stderr_tail = tail(process.err, 2000);
+  if (r.status != CheckStatus::pass) r.stderr_tail = tail(process.err, 2000);
   return r;
 }
 
@@ -125,7 +132,7 @@ UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const plat
     }
     auto r = interpret(spec, own, timeout);
     r.shared_process = group;
-    if (charge_exit && r.status != "pass") {
+    if (charge_exit && r.status != CheckStatus::pass) {
       r.detail += fmt::format(" (in a probe process shared by {} checks, which ended after they all reported)", unit.size());
     }
     return r;
@@ -149,8 +156,8 @@ UnitOutcome interpret_unit(const std::vector<const CheckSpec*>& unit, const plat
   // fresh process (and an abnormal end after that came from teardown, like above).
   const auto& last_line = first_missing > 0 ? lines.at(unit[first_missing - 1]->name) : std::string();
   const auto last_parsed = nlohmann::json::parse(last_line, nullptr, false);
-  const auto last_status = last_parsed.is_object() ? last_parsed.value("status", "") : std::string();
-  const bool stopped = last_status == "fail" || last_status == "error";
+  const auto last_status = probe_status(last_parsed.is_object() ? last_parsed.value("status", "") : std::string());
+  const bool stopped = last_status == CheckStatus::fail || last_status == CheckStatus::error;
   double used = 0;
   for (std::size_t i = 0; i < first_missing; ++i) {
     outcome.results.push_back(reported(*unit[i], lines.at(unit[i]->name), stopped && abnormal));

@@ -36,7 +36,7 @@ bool loaded(const std::vector<CheckOutcome>& checks, std::string_view role) {
 }  // namespace
 
 Assessment assess(const std::vector<CheckOutcome>& checks, bool application_verified) {
-  const bool anything = std::any_of(checks.begin(), checks.end(), [](const CheckOutcome& c) { return c.status != "missing"; });
+  const bool anything = std::any_of(checks.begin(), checks.end(), [](const CheckOutcome& c) { return c.status != CheckStatus::missing; });
   if (!anything && !loaded(checks, "driver")) {
     return {Level::none, checks.empty() ? "no check has been run" : "every check reports its library missing"};
   }
@@ -45,8 +45,8 @@ Assessment assess(const std::vector<CheckOutcome>& checks, bool application_veri
   const auto* init = find(checks, "driver.init");
   if (init == nullptr) {
     blocking.push_back("driver.init was not run");
-  } else if (init->status != "pass") {
-    blocking.push_back("driver.init is " + init->status);
+  } else if (init->status != CheckStatus::pass) {
+    blocking.push_back("driver.init is " + std::string(to_string(init->status)));
   }
   for (const auto& r : kCoreRoles) {
     if (!loaded(checks, r.role)) blocking.push_back(std::string(r.display) + " did not load in any check");
@@ -59,7 +59,7 @@ Assessment assess(const std::vector<CheckOutcome>& checks, bool application_veri
     if (c == nullptr) blocking.push_back(spec.name + " was not run");
   }
   for (const auto& c : checks) {
-    if (c.core && c.status != "pass") blocking.push_back(c.name + " is " + c.status);
+    if (c.core && c.status != CheckStatus::pass) blocking.push_back(c.name + " is " + std::string(to_string(c.status)));
   }
   if (!blocking.empty()) return {Level::loadable, join(blocking)};
 
@@ -142,7 +142,8 @@ std::vector<CheckOutcome> outcomes(const nlohmann::json& verify_result) {
     if (!check.is_object() || !check.contains("name") || !check["name"].is_string()) continue;
     CheckOutcome c;
     c.name = check["name"].get<std::string>();
-    c.status = check.contains("status") && check["status"].is_string() ? check["status"].get<std::string>() : "error";
+    const auto word = check.contains("status") && check["status"].is_string() ? check["status"].get<std::string>() : std::string();
+    c.status = check_status_from(word).value_or(CheckStatus::error);
     if (check.contains("core") && check["core"].is_boolean()) {
       c.core = check["core"].get<bool>();
     } else if (const auto* spec = find_check(c.name)) {
@@ -157,7 +158,7 @@ std::vector<CheckOutcome> outcomes(const nlohmann::json& verify_result) {
         }
       }
     }
-    if (!had_roles && c.status != "missing" && c.status != "crash" && c.status != "timeout") {
+    if (!had_roles && c.status != CheckStatus::missing && c.status != CheckStatus::crash && c.status != CheckStatus::timeout) {
       // Older results: a check that got past loading had its own library (and the driver).
       c.roles = {c.name.substr(0, c.name.find('.')), "driver"};
     }

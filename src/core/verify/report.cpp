@@ -40,7 +40,7 @@ Summary summarize(const Report& report) {
     if (c.core || report.explicit_selection) {
       ++s.counted;
       ++s.statuses[c.status];
-      if (c.status == "pass")
+      if (c.status == CheckStatus::pass)
         ++s.counted_passed;
       else
         s.passed = false;
@@ -56,6 +56,20 @@ namespace {
 constexpr const char* kCountedCore = "core checks";
 constexpr const char* kCountedSelected = "selected checks";
 
+// {"pass": 9, "unsupported": 1}: counts by the status's word.
+json status_counts(const std::map<CheckStatus, int>& counts) {
+  json out = json::object();
+  for (const auto& [status, count] : counts) out[std::string(to_string(status))] = count;
+  return out;
+}
+
+CheckStatus status_at(const json& item) {
+  const auto& value = item.at("status");
+  const auto word = value.get<std::string>();
+  if (auto status = check_status_from(word)) return *status;
+  throw json::other_error::create(501, "status '" + word + "' is not a check status zcuda knows", &value);
+}
+
 template <class T>
 std::optional<T> optional_at(const json& in, const char* key) {
   const auto& value = in.at(key);
@@ -69,7 +83,7 @@ void to_json(json& out, const Report& r) {
   json runtime = {{"kind", std::string(to_string(r.runtime.kind))},
                   {"dir", r.runtime.dir ? json(path_to_utf8(*r.runtime.dir)) : json(nullptr)},
                   {"chosen_by", r.runtime.chosen_by},
-                  {"launch", r.launch_method}};
+                  {"launch", to_string(r.launch_method)}};
   if (!r.runtime.version.empty()) runtime["version"] = r.runtime.version;
 
   json list = json::array();
@@ -83,8 +97,10 @@ void to_json(json& out, const Report& r) {
                       {"size", l.size ? json(*l.size) : json(nullptr)},
                       {"sha256", l.sha256.empty() ? json(nullptr) : json(l.sha256)}});
     }
-    json item = {{"name", c.name},       {"core", c.core}, {"status", c.status}, {"detail", c.detail},   {"stack", c.stack}, {"device", c.device},
-                 {"seconds", c.seconds}, {"exit", c.exit}, {"libraries", libs},  {"metrics", c.metrics}, {"error", c.error}};
+    json item = {{"name", c.name},       {"core", c.core},   {"status", to_string(c.status)},
+                 {"detail", c.detail},   {"stack", c.stack}, {"device", c.device},
+                 {"seconds", c.seconds}, {"exit", c.exit},   {"libraries", libs},
+                 {"metrics", c.metrics}, {"error", c.error}};
     if (!c.stderr_tail.empty()) item["stderr"] = c.stderr_tail;
     item["shared_process"] = c.shared_process.empty() ? json(nullptr) : json(c.shared_process);
     list.push_back(std::move(item));
@@ -101,8 +117,8 @@ void to_json(json& out, const Report& r) {
          {"summary",
           {{"counted", r.explicit_selection ? kCountedSelected : kCountedCore},
            {"passed", summary.passed},
-           {"statuses", summary.statuses},
-           {"others", summary.others},
+           {"statuses", status_counts(summary.statuses)},
+           {"others", status_counts(summary.others)},
            {"level", r.level_json()}}},
          {"application_verified", r.application_verified}};
   if (r.cuda_check) {
@@ -124,7 +140,10 @@ void from_json(const json& in, Report& r) {
   if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = path_from_utf8(*dir);
   r.runtime.chosen_by = runtime.at("chosen_by").get<std::string>();
   r.runtime.version = runtime.value("version", "");
-  r.launch_method = runtime.at("launch").get<std::string>();
+  const auto launch_text = runtime.at("launch").get<std::string>();
+  const auto launch = platform::launch_method_from(launch_text);
+  if (!launch) throw json::other_error::create(501, "runtime.launch '" + launch_text + "' is not a way zcuda puts a runtime first", &runtime);
+  r.launch_method = *launch;
   r.probe = path_from_utf8(in.at("probe").get<std::string>());
   r.timeout = std::chrono::seconds(in.at("timeout_seconds").get<std::int64_t>());
   r.jobs = in.at("jobs").get<int>();
@@ -135,7 +154,7 @@ void from_json(const json& in, Report& r) {
     CheckResult c;
     c.name = item.at("name").get<std::string>();
     c.core = item.at("core").get<bool>();
-    c.status = item.at("status").get<std::string>();
+    c.status = status_at(item);
     c.detail = item.at("detail").get<std::string>();
     c.stack = item.at("stack").get<std::string>();
     c.device = item.at("device").get<std::string>();

@@ -67,7 +67,7 @@ void parallel_for(std::size_t count, int jobs, Work&& work) {
 
 // Through zluda.exe, the program and its arguments are encoded for how the launcher passes them.
 void encode_for_launcher(platform::RuntimeLaunch& launch, const std::optional<launch::LauncherJoin>& join) {
-  if (!join || launch.method() != "zluda.exe") return;
+  if (!join || launch.method() != platform::LaunchMethod::zluda_exe) return;
   launch.set_launcher_encoder([join = *join](const std::string& program, const std::vector<std::string>& args) {
     auto encoded = launch::launcher_arguments(join, program, args);
     if (encoded) return *encoded;
@@ -121,7 +121,7 @@ Result<Report> run(const Options& options) {
   if (!selected) return std::unexpected(selected.error());
   auto launch = platform::RuntimeLaunch::prepare(options.probe, options.runtime.dir);
   if (!launch) return std::unexpected(launch.error());
-  if (options.launcher_join && launch->method() == "zluda.exe") {
+  if (options.launcher_join && launch->method() == platform::LaunchMethod::zluda_exe) {
     // The most a probe process is given: two checks and the watchdog.
     auto carried =
         launch::launcher_arguments(*options.launcher_join, zcuda::path_to_utf8(options.probe), {"--check", "a", "--check", "b", "--watchdog", "60"});
@@ -171,7 +171,7 @@ Result<Report> run(const Options& options) {
   };
   auto record = [&](UnitOutcome& outcome) {
     for (auto& r : outcome.results) {
-      spdlog::debug("verify: {} -> {} in {:.2f} s", r.name, r.status, r.seconds);
+      spdlog::debug("verify: {} -> {} in {:.2f} s", r.name, to_string(r.status), r.seconds);
       results[r.name] = std::move(r);
     }
   };

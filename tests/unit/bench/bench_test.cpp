@@ -236,7 +236,7 @@ TEST_F(BenchTest, AppIdentityIsRecorded) {
   EXPECT_EQ(r->app.sha256.size(), 64u);
   EXPECT_EQ(r->app.args, options.launch.args);
   EXPECT_EQ(r->variants[0].runtime.spec, "native");
-  EXPECT_EQ(r->variants[0].runtime.launch, "direct");
+  EXPECT_FALSE(r->variants[0].runtime.through_launcher);
 }
 
 // A real CUDA program (it prints which libcuda it was given) under native and a runtime folder:

@@ -26,7 +26,7 @@ BenchRecord sample() {
     v.runtime = {i == 0 ? "v6-preview.69" : "native",
                  i == 0 ? "/home/zcuda/zluda" : "",
                  i == 0 ? std::optional<std::string>("v6-preview.69") : std::nullopt,
-                 i == 0 ? "zluda.exe" : "direct",
+                 i == 0,  // through zluda.exe
                  {{"libcuda.so.1", std::string(64, 'b')}}};
     v.env = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"A", "x=y"}};
     for (int n = 1; n <= 2; ++n) {
@@ -58,7 +58,7 @@ BenchRecord sample() {
                   "B is 3.0% slower than A (95% CI 1.9% to 4.1%)",
                   20261203,
                   10000};
-  r.machine = {"linux", {{"AMD Radeon RX 9060 XT", "amd", "gfx1200", "amdgpu"}}, "6.12.0", "6.4.0 at /opt/rocm", false};
+  r.machine = {platform::Os::linux, {{"AMD Radeon RX 9060 XT", "amd", "gfx1200", "amdgpu"}}, "6.12.0", "6.4.0 at /opt/rocm", false};
   return r;
 }
 

@@ -45,7 +45,7 @@ TEST(DetectFixture, Rx9060XtOnRocm64IsReadyAndValidated) {
   EXPECT_EQ(g.render_node, "/dev/dri/renderD128");
   EXPECT_EQ(g.kfd_node.value(), 1);
   EXPECT_EQ(g.hip_index.value(), 0);
-  EXPECT_EQ(g.status, "validated");
+  EXPECT_EQ(g.status, GpuSupport::validated);
   EXPECT_EQ(g.seen_by, (std::vector<std::string>{"pci", "drm", "kfd"}));
   EXPECT_TRUE(p.driver.module_loaded);
   EXPECT_EQ(p.driver.initstate, "live");
@@ -86,7 +86,7 @@ TEST(DetectFixture, MissingKernelsAndOldRocmAreErrors) {
   ASSERT_EQ(p.gpus.size(), 1u);
   EXPECT_EQ(p.gpus[0].name, "AMD Radeon RX 9070 XT");
   EXPECT_EQ(p.gpus[0].gfx, "gfx1201");
-  EXPECT_EQ(p.gpus[0].status, "candidate");
+  EXPECT_EQ(p.gpus[0].status, GpuSupport::candidate);
   const Finding* k = finding(p, "rocblas-kernels-missing");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->severity, Severity::error);
@@ -104,7 +104,7 @@ TEST(DetectFixture, NvidiaOnlyMachine) {
   auto nvidia = std::find_if(p.gpus.begin(), p.gpus.end(), [](const Gpu& g) { return g.vendor_id == 0x10de; });
   ASSERT_NE(nvidia, p.gpus.end());
   EXPECT_EQ(nvidia->name, "NVIDIA Corporation AD102 [GeForce RTX 4090]");
-  EXPECT_EQ(nvidia->status, "not-amd");
+  EXPECT_EQ(nvidia->status, GpuSupport::not_amd);
   ASSERT_NE(finding(p, "nvidia-gpu-present"), nullptr);
   ASSERT_NE(finding(p, "no-amd-gpu"), nullptr);
   const Finding* shadow = finding(p, "cuda-may-shadow-zluda");

@@ -88,10 +88,19 @@ TEST(Tables, EmbeddedTablesAreValid) {
   EXPECT_EQ(lookup_amd_device(0x7550, 0xC3)->name, "AMD Radeon RX 9070");
   EXPECT_EQ(lookup_amd_device(0x7550, 0xC3)->gfx, "gfx1201");
   EXPECT_FALSE(lookup_amd_device(0x7550, 0x99)->exact);
-  EXPECT_EQ(arch_support("gfx1200").status, "validated");
-  EXPECT_EQ(arch_support("gfx1100").status, "candidate");
-  EXPECT_EQ(arch_support("gfx1031").status, "unsupported");
+  EXPECT_EQ(arch_support("gfx1200").status, GpuSupport::validated);
+  EXPECT_EQ(arch_support("gfx1100").status, GpuSupport::candidate);
+  EXPECT_EQ(arch_support("gfx1031").status, GpuSupport::unsupported);
   EXPECT_FALSE(arch_support("gfx1031").note.empty());
+}
+
+// detect --json's "status" words are fixed: scripts and `report merge` read them.
+TEST(Tables, GpuSupportWordsRoundTrip) {
+  for (auto support : {GpuSupport::validated, GpuSupport::candidate, GpuSupport::unsupported, GpuSupport::not_amd}) {
+    EXPECT_EQ(gpu_support_from(to_string(support)), support) << to_string(support);
+  }
+  EXPECT_EQ(to_string(GpuSupport::not_amd), "not-amd");
+  EXPECT_EQ(gpu_support_from("supported"), std::nullopt);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ class DetectWindows : public ::testing::Test {
 TEST_F(DetectWindows, HipPathAsTheInstallerWritesItWithATrailingBackslash) {
   const fs::path sdk = make_hip_sdk(program_files / "AMD" / "ROCm" / "6.4");
   auto p = detect_live({{"HIP_PATH", path_to_utf8(sdk) + "\\"}, {"ProgramFiles", path_to_utf8(tmp / "elsewhere")}});
-  ASSERT_EQ(p.os, "windows");
+  ASSERT_EQ(p.os, platform::Os::windows);
   ASSERT_EQ(p.hip_installs.size(), 1u);
   const HipInstall& hip = p.hip_installs[0];
   EXPECT_EQ(hip.found_via, "HIP_PATH");

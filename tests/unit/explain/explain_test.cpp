@@ -157,7 +157,7 @@ TEST(Explain, SeveralFailuresInALogComeInTheirOrder) {
 
 detect::Profile machine_with_igpu_first() {
   detect::Profile p;
-  p.os = "windows";
+  p.os = platform::Os::windows;
   detect::Gpu igpu;
   igpu.name = "AMD Radeon 780M";
   igpu.vendor_id = detect::kVendorAmd;

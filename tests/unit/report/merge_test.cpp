@@ -59,7 +59,7 @@ TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
     verify::CheckResult c;
     c.name = spec.name;
     c.core = spec.core;
-    c.status = spec.core ? "pass" : "unsupported";
+    c.status = spec.core ? verify::CheckStatus::pass : verify::CheckStatus::unsupported;
     c.stack = "zluda";
     verify::LibraryFile family, driver;
     family.role = spec.name.substr(0, spec.name.find('.'));

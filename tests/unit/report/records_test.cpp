@@ -117,7 +117,7 @@ verify::Report sample_verify() {
   verify::Report r;
   r.started_utc = "2026-12-02T12:09:16Z";
   r.runtime = {verify::RuntimeKind::zluda, fs::path("/opt/zluda"), "v6-preview.69", "installed ZLUDA"};
-  r.launch_method = "LD_LIBRARY_PATH";
+  r.launch_method = platform::LaunchMethod::library_path;
   r.probe = "/usr/bin/zcuda-probe";
   r.timeout = std::chrono::seconds(60);
   r.jobs = 4;
@@ -126,7 +126,7 @@ verify::Report sample_verify() {
   verify::CheckResult pass;
   pass.name = "cublas.sgemm";
   pass.core = true;
-  pass.status = "pass";
+  pass.status = verify::CheckStatus::pass;
   pass.detail = "relative L2 error 7.18e-08 (tolerance 1e-06)";
   pass.stack = "zluda";
   pass.device = "AMD Radeon RX 9060 XT [ZLUDA]";
@@ -139,7 +139,7 @@ verify::Report sample_verify() {
   pass.exit = "exit code 0";
   verify::CheckResult crash;
   crash.name = "cufft.c2c";
-  crash.status = "crash";
+  crash.status = verify::CheckStatus::crash;
   crash.detail = "the probe died";
   crash.error = {{"api", "cufftPlan1d"}, {"code", 5}, {"name", "CUFFT_INTERNAL_ERROR"}};
   crash.exit = "signal 11";
@@ -163,6 +163,28 @@ TEST_F(Records, VerifyResultsReadBackExactly) {
   auto from_report = parse_record<verify::Report>(report["verify"], "verify result");
   ASSERT_TRUE(from_report) << from_report.error().message;
   EXPECT_EQ(*from_report, written);
+}
+
+// Statuses and the launch method are enums in memory and fixed words on disk; a word zcuda does
+// not know is refused with the word named, not read as some other status.
+TEST_F(Records, VerifyResultsStoreFixedWordsAndRefuseUnknownOnes) {
+  const nlohmann::json written = sample_verify();
+  EXPECT_EQ(written["checks"][0]["status"], "pass");
+  EXPECT_EQ(written["checks"][1]["status"], "crash");
+  EXPECT_EQ(written["runtime"]["launch"], "LD_LIBRARY_PATH");
+  EXPECT_EQ(written["summary"]["statuses"], nlohmann::json::parse(R"({"crash": 1, "pass": 1})"));
+
+  auto unknown_status = written;
+  unknown_status["checks"][1]["status"] = "exploded";
+  auto status_read = parse_record<verify::Report>(unknown_status, "verify result");
+  ASSERT_FALSE(status_read);
+  EXPECT_NE(status_read.error().message.find("'exploded'"), std::string::npos) << status_read.error().message;
+
+  auto unknown_launch = written;
+  unknown_launch["runtime"]["launch"] = "teleport";
+  auto launch_read = parse_record<verify::Report>(unknown_launch, "verify result");
+  ASSERT_FALSE(launch_read);
+  EXPECT_NE(launch_read.error().message.find("'teleport'"), std::string::npos) << launch_read.error().message;
 }
 
 TEST_F(Records, NoVerifyResultsAndDamagedOnesAreToldApart) {

@@ -7,7 +7,7 @@ namespace {
 
 Journal sample() {
   Journal j;
-  j.operation = "stage";
+  j.operation = Operation::stage;
   j.root = "/app";
   j.runtime = "/rt";
   j.zcuda_version = "0.1.0";
@@ -24,7 +24,7 @@ Journal sample() {
   replace.original_sha256 = std::string(64, 'c');
   replace.backup = "backup/lib/cublas64_12.dll";
   replace.state = StepState::placed;
-  replace.method = "hardlink";
+  replace.method = platform::PlaceMethod::hard_link;
   replace.staged_size = 12345;
   replace.staged_mtime_ns = 1'700'000'000'123'456'789;
   j.steps = {add, replace};
@@ -74,6 +74,26 @@ TEST(Journal, DamagedJournalsAreErrorsWithAHint) {
     ASSERT_FALSE(parsed) << text;
     EXPECT_FALSE(parsed.error().hint.empty());
   }
+}
+
+// Operation and method are enums read from fixed words: an unknown word is damage, named.
+TEST(Journal, UnknownOperationsAndMethodsAreNamed) {
+  const std::string step = R"({"path": "nvml.dll", "action": "add", "source": "/rt/nvml.dll", "method": "METHOD", "original_sha256": null,
+     "staged_sha256": "aa", "backup": null, "state": "placed"})";
+  auto journal = [&](const std::string& operation, const std::string& method) {
+    std::string text = R"({"schema": 1, "operation": ")" + operation + R"(", "complete": false, "steps": [)" + step + "]}";
+    return text.replace(text.find("METHOD"), 6, method);
+  };
+  auto good = parse_journal(journal("unstage", "copy"));
+  ASSERT_TRUE(good) << good.error().message;
+  EXPECT_EQ(good->operation, Operation::unstage);
+  EXPECT_EQ(good->steps[0].method, platform::PlaceMethod::copy);
+  auto operation = parse_journal(journal("restage", "copy"));
+  ASSERT_FALSE(operation);
+  EXPECT_NE(operation.error().message.find("unknown operation restage"), std::string::npos) << operation.error().message;
+  auto method = parse_journal(journal("stage", "symlink"));
+  ASSERT_FALSE(method);
+  EXPECT_NE(method.error().message.find("unknown method symlink"), std::string::npos) << method.error().message;
 }
 
 }  // namespace

@@ -9,13 +9,13 @@ namespace zcuda::verify::ladder {
 namespace {
 
 // Every check of the table with `status` and the libraries a real run would report.
-std::vector<CheckOutcome> all(const std::string& status) {
+std::vector<CheckOutcome> all(CheckStatus status) {
   std::vector<CheckOutcome> out;
   for (const auto& spec : verify::checks()) {
     const auto family = spec.name.substr(0, spec.name.find('.'));
     std::vector<std::string> roles{family};
     if (family != "driver" && family != "nvml") roles.push_back("driver");
-    out.push_back({spec.name, spec.core, status, status == "missing" ? std::vector<std::string>{} : roles});
+    out.push_back({spec.name, spec.core, status, status == CheckStatus::missing ? std::vector<std::string>{} : roles});
   }
   return out;
 }
@@ -28,44 +28,44 @@ CheckOutcome& named(std::vector<CheckOutcome>& checks, const std::string& name) 
 }
 
 TEST(Ladder, NothingFoundIsNotDetected) {
-  const auto a = assess(all("missing"), true);
+  const auto a = assess(all(CheckStatus::missing), true);
   EXPECT_EQ(a.level, Level::none);
   EXPECT_EQ(label(a.level), "not detected");
   EXPECT_EQ(assess({}, false).level, Level::none);
   // cuBLAS found but no driver: still nothing detected (the driver is what "detected" means).
-  auto checks = all("missing");
+  auto checks = all(CheckStatus::missing);
   named(checks, "cublas.sgemm").roles = {"cublas"};
   EXPECT_EQ(assess(checks, false).level, Level::none);
 }
 
 TEST(Ladder, ADriverThatDoesNotInitialiseIsOnlyDetected) {
-  auto checks = all("error");  // cuInit answered CUDA_ERROR_STUB_LIBRARY everywhere
+  auto checks = all(CheckStatus::error);  // cuInit answered CUDA_ERROR_STUB_LIBRARY everywhere
   for (auto& c : checks) c.roles = {"driver"};
   const auto a = assess(checks, true);
   EXPECT_EQ(a.level, Level::detected);
   EXPECT_NE(a.reason.find("driver.init is error"), std::string::npos) << a.reason;
   EXPECT_NE(a.reason.find("cuBLAS did not load"), std::string::npos) << a.reason;
   // A driver that crashes in cuInit left no result, but something was there to crash.
-  auto crashed = all("crash");
+  auto crashed = all(CheckStatus::crash);
   for (auto& c : crashed) c.roles.clear();
   EXPECT_EQ(assess(crashed, false).level, Level::detected);
 }
 
 TEST(Ladder, AllCoreLibrariesLoadingButACoreCheckUnsupportedIsLoadable) {
-  auto checks = all("pass");
-  named(checks, "cusparse.spmv_csr").status = "unsupported";  // ZLUDA today
+  auto checks = all(CheckStatus::pass);
+  named(checks, "cusparse.spmv_csr").status = CheckStatus::unsupported;  // ZLUDA today
   const auto a = assess(checks, true);
   EXPECT_EQ(a.level, Level::loadable) << "an unsupported core check keeps the level at loadable";
   EXPECT_EQ(a.reason, "cusparse.spmv_csr is unsupported");
   // Wrong numbers, too.
-  named(checks, "cusparse.spmv_csr").status = "fail";
+  named(checks, "cusparse.spmv_csr").status = CheckStatus::fail;
   EXPECT_EQ(assess(checks, false).level, Level::loadable);
 }
 
 TEST(Ladder, ACoreLibraryThatDoesNotLoadIsOnlyDetected) {
-  auto checks = all("pass");
+  auto checks = all(CheckStatus::pass);
   for (const char* name : {"cublaslt.matmul", "cublaslt.matmul_bias_epilogue"}) {
-    named(checks, name).status = "missing";
+    named(checks, name).status = CheckStatus::missing;
     named(checks, name).roles = {"driver"};
   }
   const auto a = assess(checks, false);
@@ -74,9 +74,9 @@ TEST(Ladder, ACoreLibraryThatDoesNotLoadIsOnlyDetected) {
 }
 
 TEST(Ladder, FunctionalNeedsEveryCoreCheckAndIgnoresTheOthers) {
-  auto checks = all("pass");
-  named(checks, "cudnn.conv_forward").status = "unsupported";
-  named(checks, "cusolver.lu_solve").status = "missing";
+  auto checks = all(CheckStatus::pass);
+  named(checks, "cudnn.conv_forward").status = CheckStatus::unsupported;
+  named(checks, "cusolver.lu_solve").status = CheckStatus::missing;
   const auto a = assess(checks, false);
   EXPECT_EQ(a.level, Level::functional);
   EXPECT_NE(a.reason.find("no application bench"), std::string::npos);
@@ -88,11 +88,11 @@ TEST(Ladder, FunctionalNeedsEveryCoreCheckAndIgnoresTheOthers) {
 }
 
 TEST(Ladder, ApplicationVerifiedNeedsTheBenchAndFunctional) {
-  EXPECT_EQ(assess(all("pass"), true).level, Level::application_verified);
-  EXPECT_EQ(assess(all("pass"), true).reason, "");
-  EXPECT_EQ(assess(all("pass"), false).level, Level::functional) << "never inferred from the checks alone";
-  auto broken = all("pass");
-  named(broken, "cublas.sgemm").status = "fail";
+  EXPECT_EQ(assess(all(CheckStatus::pass), true).level, Level::application_verified);
+  EXPECT_EQ(assess(all(CheckStatus::pass), true).reason, "");
+  EXPECT_EQ(assess(all(CheckStatus::pass), false).level, Level::functional) << "never inferred from the checks alone";
+  auto broken = all(CheckStatus::pass);
+  named(broken, "cublas.sgemm").status = CheckStatus::fail;
   EXPECT_EQ(assess(broken, true).level, Level::loadable) << "a bench does not lift a machine whose core checks fail";
 }
 

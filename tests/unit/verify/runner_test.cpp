@@ -23,7 +23,7 @@ using test::write_file;
 
 const CheckSpec& spec(const char* name) { return *find_check(name); }
 
-CheckResult result(const char* name, bool core, const char* status) {
+CheckResult result(const char* name, bool core, CheckStatus status) {
   CheckResult r;
   r.name = name;
   r.core = core;
@@ -108,9 +108,31 @@ TEST(VerifySchedule, ExclusiveFirstThenGroupsLargestFirst) {
   EXPECT_EQ(units[3].checks[0]->name, "nvml.init");
 }
 
+// The words are the probe's protocol and the saved results' format: fixed, and each read back.
+TEST(VerifyWords, StatusesAndLaunchMethodsRoundTrip) {
+  for (auto status : {CheckStatus::pass, CheckStatus::fail, CheckStatus::unsupported, CheckStatus::missing, CheckStatus::error, CheckStatus::crash,
+                      CheckStatus::timeout}) {
+    EXPECT_EQ(check_status_from(to_string(status)), status) << to_string(status);
+  }
+  EXPECT_EQ(check_status_from("passed"), std::nullopt);
+  using platform::LaunchMethod;
+  for (auto method : {LaunchMethod::system, LaunchMethod::library_path, LaunchMethod::copy_beside_dlls, LaunchMethod::zluda_exe}) {
+    EXPECT_EQ(platform::launch_method_from(to_string(method)), method) << to_string(method);
+  }
+  EXPECT_EQ(to_string(LaunchMethod::copy_beside_dlls), "copy beside DLLs");
+  EXPECT_EQ(platform::launch_method_from("PATH"), std::nullopt);
+}
+
+// A probe that prints crash or timeout itself is confused: those are zcuda's to say.
+TEST(VerifyInterpret, AProbeCannotReportACrashOrTimeoutOfItsOwn) {
+  const auto r = interpret(spec("driver.init"), finished(R"({"check":"driver.init","status":"timeout","detail":"x"})"), std::chrono::seconds(60));
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.detail.find("unknown status 'timeout'"), std::string::npos) << r.detail;
+}
+
 TEST(VerifyInterpret, ReadsAProbeResult) {
   const auto r = interpret(spec("cublas.sgemm"), finished(std::string("library noise\n") + kPassLine + "\n"), std::chrono::seconds(60));
-  EXPECT_EQ(r.status, "pass");
+  EXPECT_EQ(r.status, CheckStatus::pass);
   EXPECT_EQ(r.stack, "nvidia");
   EXPECT_EQ(r.device, "NVIDIA H200");
   ASSERT_EQ(r.libraries.size(), 1u);
@@ -124,7 +146,7 @@ TEST(VerifyInterpret, TimeoutOutranksAPrintedResult) {
   auto p = finished(kPassLine);
   p.timed_out = true;
   const auto r = interpret(spec("cublas.sgemm"), p, std::chrono::seconds(7));
-  EXPECT_EQ(r.status, "timeout");
+  EXPECT_EQ(r.status, CheckStatus::timeout);
   EXPECT_NE(r.detail.find("7 s"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("had reported pass"), std::string::npos) << r.detail;
 }
@@ -134,7 +156,7 @@ TEST(VerifyInterpret, SignalIsACrash) {
   p.signal = 11;
   p.err = "Segmentation fault";
   const auto r = interpret(spec("driver.init"), p, std::chrono::seconds(60));
-  EXPECT_EQ(r.status, "crash");
+  EXPECT_EQ(r.status, CheckStatus::crash);
   EXPECT_NE(r.detail.find("11"), std::string::npos) << r.detail;
   EXPECT_EQ(r.stderr_tail, "Segmentation fault");
 }
@@ -142,19 +164,19 @@ TEST(VerifyInterpret, SignalIsACrash) {
 TEST(VerifyInterpret, WindowsExceptionIsACrash) {
   auto p = finished("", static_cast<int>(0xC0000005u));
   p.exception_status = 0xC0000005u;
-  EXPECT_EQ(interpret(spec("driver.init"), p, std::chrono::seconds(60)).status, "crash");
+  EXPECT_EQ(interpret(spec("driver.init"), p, std::chrono::seconds(60)).status, CheckStatus::crash);
 }
 
 TEST(VerifyInterpret, NoResultIsACrashOrAnError) {
-  EXPECT_EQ(interpret(spec("driver.init"), finished("", 1), std::chrono::seconds(60)).status, "crash");
-  EXPECT_EQ(interpret(spec("driver.init"), finished("not json\n", 0), std::chrono::seconds(60)).status, "error");
+  EXPECT_EQ(interpret(spec("driver.init"), finished("", 1), std::chrono::seconds(60)).status, CheckStatus::crash);
+  EXPECT_EQ(interpret(spec("driver.init"), finished("not json\n", 0), std::chrono::seconds(60)).status, CheckStatus::error);
   // A result for another check is not this check's result.
-  EXPECT_EQ(interpret(spec("driver.init"), finished(kPassLine, 0), std::chrono::seconds(60)).status, "error");
+  EXPECT_EQ(interpret(spec("driver.init"), finished(kPassLine, 0), std::chrono::seconds(60)).status, CheckStatus::error);
 }
 
 TEST(VerifyInterpret, UnknownStatusBecomesError) {
   const auto r = interpret(spec("driver.init"), finished(R"({"check":"driver.init","status":"great","detail":"x"})"), std::chrono::seconds(60));
-  EXPECT_EQ(r.status, "error");
+  EXPECT_EQ(r.status, CheckStatus::error);
 }
 
 std::string line(const std::string& check, const std::string& status, double seconds = 0.25) {
@@ -171,10 +193,10 @@ TEST(VerifyUnit, EveryReportedCheckKeepsItsOwnResult) {
                     line("cudnn.batchnorm_train", "missing"));
   const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
   ASSERT_EQ(o.results.size(), 4u);
-  EXPECT_EQ(o.results[0].status, "pass");
+  EXPECT_EQ(o.results[0].status, CheckStatus::pass);
   EXPECT_DOUBLE_EQ(o.results[0].seconds, 0.5) << "the check's own time, not the process's";
-  EXPECT_EQ(o.results[1].status, "unsupported");
-  EXPECT_EQ(o.results[3].status, "missing");
+  EXPECT_EQ(o.results[1].status, CheckStatus::unsupported);
+  EXPECT_EQ(o.results[3].status, CheckStatus::missing);
   EXPECT_EQ(o.results[1].shared_process, "cudnn-ops");
   EXPECT_TRUE(o.rerun_alone.empty() && o.rerun_together.empty());
 }
@@ -184,10 +206,10 @@ TEST(VerifyUnit, ACrashIsChargedToTheRunningCheckAndTheRestRunAlone) {
   p.signal = 11;
   const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
   ASSERT_EQ(o.results.size(), 3u);
-  EXPECT_EQ(o.results[0].status, "pass") << "results printed before the crash stand";
-  EXPECT_EQ(o.results[1].status, "pass");
+  EXPECT_EQ(o.results[0].status, CheckStatus::pass) << "results printed before the crash stand";
+  EXPECT_EQ(o.results[1].status, CheckStatus::pass);
   EXPECT_EQ(o.results[2].name, "cudnn.softmax");
-  EXPECT_EQ(o.results[2].status, "crash");
+  EXPECT_EQ(o.results[2].status, CheckStatus::crash);
   ASSERT_EQ(o.rerun_alone.size(), 1u);
   EXPECT_EQ(o.rerun_alone[0]->name, "cudnn.batchnorm_train");
 }
@@ -197,20 +219,20 @@ TEST(VerifyUnit, TheWatchdogMakesATimeoutOfTheHungCheck) {
   const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(7));
   ASSERT_EQ(o.results.size(), 2u);
   EXPECT_EQ(o.results[1].name, "cudnn.pooling");
-  EXPECT_EQ(o.results[1].status, "timeout");
+  EXPECT_EQ(o.results[1].status, CheckStatus::timeout);
   EXPECT_NE(o.results[1].detail.find("7 s"), std::string::npos) << o.results[1].detail;
   EXPECT_EQ(o.rerun_alone.size(), 2u);
   // The runner's own timeout (the backstop) reads the same way.
   auto hung = finished(line("cudnn.create", "pass"));
   hung.timed_out = true;
-  EXPECT_EQ(interpret_unit(cudnn_ops(), hung, std::chrono::seconds(7)).results[1].status, "timeout");
+  EXPECT_EQ(interpret_unit(cudnn_ops(), hung, std::chrono::seconds(7)).results[1].status, CheckStatus::timeout);
 }
 
 TEST(VerifyUnit, AfterAFailureTheRestRunTogetherInAFreshProcess) {
   auto p = finished(line("cudnn.create", "pass") + line("cudnn.pooling", "fail"));
   const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
   ASSERT_EQ(o.results.size(), 2u);
-  EXPECT_EQ(o.results[1].status, "fail");
+  EXPECT_EQ(o.results[1].status, CheckStatus::fail);
   ASSERT_EQ(o.rerun_together.size(), 2u);
   EXPECT_EQ(o.rerun_together[0]->name, "cudnn.softmax");
   EXPECT_TRUE(o.rerun_alone.empty());
@@ -224,7 +246,7 @@ TEST(VerifyUnit, ACrashAtExitIsEveryChecksCrash) {
   const auto o = interpret_unit(cudnn_ops(), p, std::chrono::seconds(60));
   ASSERT_EQ(o.results.size(), 4u);
   for (const auto& r : o.results) {
-    EXPECT_EQ(r.status, "crash") << r.name;
+    EXPECT_EQ(r.status, CheckStatus::crash) << r.name;
     EXPECT_NE(r.detail.find("after reporting pass"), std::string::npos) << r.detail;
   }
 }
@@ -233,13 +255,13 @@ TEST(VerifyUnit, AnExitWithoutResultsIsAnErrorForTheRunningCheck) {
   // A library that calls exit(0) in the middle of a check.
   const auto o = interpret_unit(cudnn_ops(), finished(line("cudnn.create", "pass")), std::chrono::seconds(60));
   ASSERT_EQ(o.results.size(), 2u);
-  EXPECT_EQ(o.results[1].status, "error");
+  EXPECT_EQ(o.results[1].status, CheckStatus::error);
   EXPECT_EQ(o.rerun_alone.size(), 2u);
 }
 
 TEST(VerifyReport, LevelIsInTheSummary) {
   Report report;
-  report.checks = {result("driver.init", true, "pass")};
+  report.checks = {result("driver.init", true, CheckStatus::pass)};
   report.checks[0].libraries.push_back(LibraryFile{"driver", "libcuda.so.1", "/x", "/x", std::nullopt, ""});
   const nlohmann::json json = report;
   EXPECT_EQ(json["summary"]["level"]["id"], "detected");
@@ -248,12 +270,12 @@ TEST(VerifyReport, LevelIsInTheSummary) {
 
 TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
   Report report;
-  report.checks = {result("driver.init", true, "pass"), result("cufft.c2c", false, "unsupported")};
+  report.checks = {result("driver.init", true, CheckStatus::pass), result("cufft.c2c", false, CheckStatus::unsupported)};
   EXPECT_TRUE(report.passed()) << "a non-core check does not fail the run";
   report.explicit_selection = true;
   EXPECT_FALSE(report.passed()) << "with --check every selected check counts";
   report.explicit_selection = false;
-  report.checks[0].status = "timeout";
+  report.checks[0].status = CheckStatus::timeout;
   EXPECT_FALSE(report.passed());
   const nlohmann::json json = report;
   EXPECT_EQ(json["checks"][0]["status"], "timeout");
@@ -265,8 +287,8 @@ TEST(VerifyReport, CoreChecksDecideUnlessSelectedExplicitly) {
 // selected ones) in `statuses`, the rest apart in `others`.
 TEST(VerifyReport, SummaryCountsWhatItSays) {
   Report report;
-  report.checks = {result("driver.init", true, "pass"), result("cublas.sgemm", true, "fail"), result("cufft.c2c", false, "pass"),
-                   result("nvml.init", false, "unsupported")};
+  report.checks = {result("driver.init", true, CheckStatus::pass), result("cublas.sgemm", true, CheckStatus::fail),
+                   result("cufft.c2c", false, CheckStatus::pass), result("nvml.init", false, CheckStatus::unsupported)};
   nlohmann::json json = report;
   EXPECT_EQ(json["summary"]["level"]["id"], "detected");  // the ladder's, tested in ladder_test
   json["summary"].erase("level");
@@ -284,7 +306,7 @@ TEST(VerifyReport, SavesLastAndATimestampedCopy) {
   home::Home home{dir.path(), dir / "cache", dir / "state", dir / "logs", home::ChosenBy::flag};
   Report report;
   report.started_utc = "2026-12-02T11:54:03Z";
-  report.checks = {result("driver.init", true, "pass")};
+  report.checks = {result("driver.init", true, CheckStatus::pass)};
   auto saved = save(report, home);
   ASSERT_TRUE(saved) << saved.error().message;
   EXPECT_EQ(saved->filename(), "verify-20261202T115403Z.json");
@@ -372,7 +394,7 @@ TEST(VerifyLaunch, RuntimeFolderGoesFirst) {
   test::write_file(dir / "nvcuda.dll", "the runtime's driver");
   auto launch = platform::RuntimeLaunch::prepare(child, dir.path());
   ASSERT_TRUE(launch) << launch.error().message;
-  EXPECT_EQ(launch->method(), "copy beside DLLs");
+  EXPECT_EQ(launch->method(), platform::LaunchMethod::copy_beside_dlls);
   auto s = launch->spec({"env", "PATH", "out", "|", "cwd"});
   const auto copy = s.program;
   EXPECT_NE(copy.parent_path(), child.parent_path());
@@ -388,14 +410,14 @@ TEST(VerifyLaunch, RuntimeFolderGoesFirst) {
   test::write_file(dir / "zluda.exe", "ZLUDA's launcher");
   auto through = platform::RuntimeLaunch::prepare(child, dir.path());
   ASSERT_TRUE(through);
-  EXPECT_EQ(through->method(), "zluda.exe");
+  EXPECT_EQ(through->method(), platform::LaunchMethod::zluda_exe);
   const auto via = through->spec({"x"});
   EXPECT_EQ(via.program, dir / "zluda.exe");
   EXPECT_EQ(via.args, (std::vector<std::string>{"--", child.string(), "x"}));
 #else
   auto launch = platform::RuntimeLaunch::prepare(child, dir.path());
   ASSERT_TRUE(launch);
-  EXPECT_EQ(launch->method(), "LD_LIBRARY_PATH");
+  EXPECT_EQ(launch->method(), platform::LaunchMethod::library_path);
   auto s = launch->spec({"env", "LD_LIBRARY_PATH"});
   s.streams = platform::StreamMode::capture;
   auto done = platform::run_process(s);
@@ -404,7 +426,7 @@ TEST(VerifyLaunch, RuntimeFolderGoesFirst) {
 #endif
   auto system = platform::RuntimeLaunch::prepare(child, std::nullopt);
   ASSERT_TRUE(system);
-  EXPECT_EQ(system->method(), "system");
+  EXPECT_EQ(system->method(), platform::LaunchMethod::system);
 }
 
 TEST(VerifyLaunch, CurrentExecutableIsThisTest) {
