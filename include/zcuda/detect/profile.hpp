@@ -26,14 +26,20 @@ enum class GpuSupport { validated, candidate, unsupported, not_amd };
 std::string_view to_string(GpuSupport support);
 std::optional<GpuSupport> gpu_support_from(std::string_view word);
 
+// Where a GPU's name or gfx target came from. The words (to_string) are what detect --json
+// prints: "kfd", "hip", "zcuda-table", "amdgpu.ids", "pci.ids", "pci-id" (the bare ids), "dxgi",
+// "registry"; none is "" (detect --json prints null for an unknown gfx's source).
+enum class Source { none, kfd, hip, zcuda_table, amdgpu_ids, pci_ids, pci_id, dxgi, registry };
+std::string_view to_string(Source source);
+
 struct Gpu {
-  std::string name;         // marketing name when known
-  std::string name_source;  // "amdgpu.ids", "zcuda-table", "pci.ids", "hip", "dxgi", "pci-id"
+  std::string name;  // marketing name when known
+  Source name_source = Source::none;
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
   std::optional<std::uint32_t> revision;
-  std::string gfx;         // "gfx1200"; empty when unknown or not AMD
-  std::string gfx_source;  // "kfd", "hip", "zcuda-table"
+  std::string gfx;                   // "gfx1200"; empty when unknown or not AMD
+  Source gfx_source = Source::none;  // kfd, hip or zcuda_table
   bool integrated = false;
   std::string integrated_reason;  // why zcuda thinks so
   std::optional<std::uint64_t> vram_bytes;

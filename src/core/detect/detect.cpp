@@ -39,7 +39,7 @@ Result<Profile> detect_machine(const Options& options) {
   if (!options.root && options.probe_hip_runtime) {
     probe_hip_runtime(options.environment, profile);
     // New gfx values from HIP may need kernel checks too.
-    if (std::any_of(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& g) { return g.gfx_source == "hip"; })) {
+    if (std::any_of(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& g) { return g.gfx_source == Source::hip; })) {
       profile.hip_installs.clear();
       probe_hip_installs(view, options.environment, registered, profile);
     }

@@ -237,7 +237,7 @@ void derive_findings(const platform::Environment& env, Profile& p) {
     }
     for (const auto& d : p.hip_runtime.devices) {
       auto os = std::find_if(amd.begin(), amd.end(), [&](auto* g) { return g->hip_index && *g->hip_index == d.index; });
-      if (os != amd.end() && !(*os)->gfx.empty() && (*os)->gfx_source != "hip" && (*os)->gfx != d.gfx) {
+      if (os != amd.end() && !(*os)->gfx.empty() && (*os)->gfx_source != Source::hip && (*os)->gfx != d.gfx) {
         add(p, Severity::warning, "hip-os-mismatch", fmt::format("HIP reports {} for device {} but the OS reports {}", d.gfx, d.index, (*os)->gfx),
             "An HSA_OVERRIDE_GFX_VERSION setting or a stale driver may cause this.");
       }

@@ -146,16 +146,16 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
       Gpu gpu;
       gpu.vendor_id = kVendorAmd;
       gpu.name = device.name;
-      gpu.name_source = "hip";
+      gpu.name_source = Source::hip;
       gpu.pci_address = address;
       profile.gpus.push_back(std::move(gpu));
       it = std::prev(profile.gpus.end());
     }
     it->seen_by.push_back("hip");
     it->hip_index = device.index;
-    if (it->gfx.empty() || it->gfx_source == "zcuda-table") {
+    if (it->gfx.empty() || it->gfx_source == Source::zcuda_table) {
       it->gfx = device.gfx;
-      it->gfx_source = "hip";
+      it->gfx_source = Source::hip;
     }
     if (!it->vram_bytes) it->vram_bytes = device.total_memory;
     if (device.integrated && !it->integrated) {

@@ -201,7 +201,7 @@ void probe_kfd(const SystemView& view, Profile& profile) {
     gpu->hip_index = hip_index++;
     if (gfx && !gfx->empty()) {
       gpu->gfx = *gfx;
-      gpu->gfx_source = "kfd";
+      gpu->gfx_source = Source::kfd;
     } else if (!gfx) {
       profile.probe_notes.push_back(fmt::format("kfd node {}: {}", id, gfx.error().message));
     }

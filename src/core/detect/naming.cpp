@@ -82,24 +82,24 @@ void name_gpus(const SystemView& view, Profile& profile, bool with_names) {
       auto known = lookup_amd_device(gpu.device_id, gpu.revision);
       if (known && gpu.gfx.empty() && !known->gfx.empty()) {
         gpu.gfx = known->gfx;
-        gpu.gfx_source = "zcuda-table";
+        gpu.gfx_source = Source::zcuda_table;
       }
       if (!with_names || !gpu.name.empty()) continue;
       if (ids && gpu.revision) {
         if (const auto* entry = ids->find(gpu.device_id, *gpu.revision)) {
           gpu.name = entry->name;
-          gpu.name_source = "amdgpu.ids";
+          gpu.name_source = Source::amdgpu_ids;
           continue;
         }
       }
       if (known && !known->name.empty()) {
         gpu.name = known->name;
-        gpu.name_source = "zcuda-table";
+        gpu.name_source = Source::zcuda_table;
         continue;
       }
       if (known && !known->chip.empty()) {
         gpu.name = fmt::format("AMD Radeon ({})", known->chip);
-        gpu.name_source = "zcuda-table";
+        gpu.name_source = Source::zcuda_table;
         continue;
       }
     }
@@ -107,12 +107,12 @@ void name_gpus(const SystemView& view, Profile& profile, bool with_names) {
     if (pci_ids) {
       if (auto name = pci_ids_name(*pci_ids, gpu.vendor_id, gpu.device_id)) {
         gpu.name = *name;
-        gpu.name_source = "pci.ids";
+        gpu.name_source = Source::pci_ids;
         continue;
       }
     }
     gpu.name = fmt::format("{} GPU {:04x}:{:04x}", vendor_label(gpu.vendor_id), gpu.vendor_id, gpu.device_id);
-    gpu.name_source = "pci-id";
+    gpu.name_source = Source::pci_id;
   }
 }
 

@@ -38,12 +38,12 @@ void to_json(nlohmann::json& out, const Profile& p) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& g : p.gpus) {
     gpus.push_back({{"name", g.name},
-                    {"name_source", g.name_source},
+                    {"name_source", to_string(g.name_source)},
                     {"vendor_id", g.vendor_id},
                     {"device_id", g.device_id},
                     {"revision", optional_value(g.revision)},
                     {"gfx", text_or_null(g.gfx)},
-                    {"gfx_source", text_or_null(g.gfx_source)},
+                    {"gfx_source", text_or_null(std::string(to_string(g.gfx_source)))},
                     {"integrated", g.integrated},
                     {"integrated_reason", text_or_null(g.integrated_reason)},
                     {"vram_bytes", optional_value(g.vram_bytes)},

@@ -38,6 +38,30 @@ std::string_view to_string(GpuSupport support) {
   return "unsupported";
 }
 
+std::string_view to_string(Source source) {
+  switch (source) {
+    case Source::none:
+      return "";
+    case Source::kfd:
+      return "kfd";
+    case Source::hip:
+      return "hip";
+    case Source::zcuda_table:
+      return "zcuda-table";
+    case Source::amdgpu_ids:
+      return "amdgpu.ids";
+    case Source::pci_ids:
+      return "pci.ids";
+    case Source::pci_id:
+      return "pci-id";
+    case Source::dxgi:
+      return "dxgi";
+    case Source::registry:
+      return "registry";
+  }
+  return "";
+}
+
 std::optional<GpuSupport> gpu_support_from(std::string_view word) {
   for (auto support : {GpuSupport::validated, GpuSupport::candidate, GpuSupport::unsupported, GpuSupport::not_amd}) {
     if (to_string(support) == word) return support;

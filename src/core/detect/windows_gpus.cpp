@@ -50,7 +50,7 @@ void probe_windows_gpus(Profile& profile) {
       if (a.software) continue;  // the Microsoft Basic Render Driver
       Gpu gpu;
       gpu.name = a.description;
-      gpu.name_source = "dxgi";
+      gpu.name_source = Source::dxgi;
       gpu.vendor_id = a.vendor_id;
       gpu.device_id = a.device_id;
       gpu.revision = a.revision;
@@ -78,7 +78,7 @@ void probe_windows_gpus(Profile& profile) {
       Gpu found;
       if (parse_device_id(key.matching_device_id, found.vendor_id, found.device_id)) {
         found.name = key.driver_desc;
-        found.name_source = "registry";
+        found.name_source = Source::registry;
         found.vram_bytes = key.memory_size;
         found.seen_by.push_back("registry");
         mark_integrated(found);

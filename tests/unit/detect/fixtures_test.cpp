@@ -33,9 +33,9 @@ TEST(DetectFixture, Rx9060XtOnRocm64IsReadyAndValidated) {
   ASSERT_EQ(p.gpus.size(), 1u);
   const Gpu& g = p.gpus[0];
   EXPECT_EQ(g.name, "AMD Radeon RX 9060 XT");
-  EXPECT_EQ(g.name_source, "zcuda-table") << "the fixture's amdgpu.ids predates the card";
+  EXPECT_EQ(g.name_source, Source::zcuda_table) << "the fixture's amdgpu.ids predates the card";
   EXPECT_EQ(g.gfx, "gfx1200");
-  EXPECT_EQ(g.gfx_source, "kfd");
+  EXPECT_EQ(g.gfx_source, Source::kfd);
   EXPECT_EQ(g.vendor_id, 0x1002u);
   EXPECT_EQ(g.device_id, 0x7590u);
   EXPECT_EQ(g.revision.value(), 0xC0u);
@@ -129,7 +129,7 @@ TEST(DetectFixture, UnreadableKfdPropertiesAreReported) {
   // The GPU is still listed from PCI/DRM, its gfx from zcuda's table.
   ASSERT_EQ(p.gpus.size(), 1u);
   EXPECT_EQ(p.gpus[0].gfx, "gfx1200");
-  EXPECT_EQ(p.gpus[0].gfx_source, "zcuda-table");
+  EXPECT_EQ(p.gpus[0].gfx_source, Source::zcuda_table);
   EXPECT_FALSE(p.ready());
 }
 

@@ -199,7 +199,7 @@ TEST_F(DetectWindows, DisplayClassKeyGivesDriverAndAdrenalinVersions) {
 
   // Detection takes the driver from there whether or not DXGI lists the adapter.
   auto p = detect_live({{"ProgramFiles", path_to_utf8(program_files)}});
-  if (std::none_of(p.gpus.begin(), p.gpus.end(), [](const Gpu& g) { return g.name_source == "dxgi"; })) {
+  if (std::none_of(p.gpus.begin(), p.gpus.end(), [](const Gpu& g) { return g.name_source == Source::dxgi; })) {
     // Without DXGI the key stands in for it: the Radeon, its memory, and its gfx from the tables.
     ASSERT_EQ(p.gpus.size(), 1u);
     EXPECT_EQ(p.gpus[0].name, "AMD Radeon RX 9060 XT");
