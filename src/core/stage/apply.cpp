@@ -1,4 +1,4 @@
-// Carrying out a stage plan, one journaled step at a time (docs/staging.md, "Journal").
+// Carrying out a stage plan under its journal (docs/staging.md, "Journal").
 #include <chrono>
 
 #include <fmt/format.h>
@@ -47,6 +47,9 @@ void record_identity(const fs::path& target, Step& step) {
   step.staged_mtime_ns = id->mtime_ns;
 }
 
+// The journal is written twice, durably: with every step planned before the first change, and
+// complete at the end. Recovery decides what to undo from what is on disk (classify_target), not
+// from a step's recorded state, so a journal write between steps would only cost an fsync each.
 Status carry_out(const fs::path& root, Journal& journal) {
   if (auto saved = save_journal(root, journal); !saved) return saved;
   crash_point();
@@ -60,8 +63,6 @@ Status carry_out(const fs::path& root, Journal& journal) {
       if (auto moved = platform::rename_with_retry(target, backup); !moved) return moved;
       crash_point();
       step.state = StepState::backed_up;
-      if (auto saved = save_journal(root, journal); !saved) return saved;
-      crash_point();
     }
     // Link or copy beside the target, then rename: the target never holds a partial file.
     const fs::path temp = detail::temp_path(target);
@@ -73,8 +74,6 @@ Status carry_out(const fs::path& root, Journal& journal) {
     step.method = *method;
     record_identity(target, step);
     step.state = StepState::placed;
-    if (auto saved = save_journal(root, journal); !saved) return saved;
-    crash_point();
   }
   journal.complete = true;
   if (auto saved = save_journal(root, journal); !saved) return saved;
