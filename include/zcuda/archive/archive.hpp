@@ -40,10 +40,15 @@ struct Extracted {
 };
 
 struct ExtractOptions {
-  std::optional<std::string> root;                    // folder inside the archive whose contents are extracted
-  const std::atomic<bool>* cancel = nullptr;          // stops between blocks; ErrorKind::interrupted
-  bool check_free_space = true;                       // refuse before writing when the disk lacks room
-  std::function<void(const WrittenEntry&)> on_entry;  // after each entry is written
+  std::optional<std::string> root;            // folder inside the archive whose contents are extracted
+  const std::atomic<bool>* cancel = nullptr;  // stops between blocks; ErrorKind::interrupted
+  bool check_free_space = true;               // refuse before writing when the disk lacks room
+  // extract(): how many threads extract a zip's files at once, each a share of them; 0 chooses
+  // from the cores and the archive's size. A tar.gz, or a zip holding links, takes one.
+  std::size_t workers = 0;
+  // After each entry is written. A file's sha256 is not known yet there (it is hashed on another
+  // thread); the entries extract() returns have it.
+  std::function<void(const WrittenEntry&)> on_entry;
 };
 
 // Reads every entry header and refuses the archive (ErrorKind::integrity, naming the entry) if

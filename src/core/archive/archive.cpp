@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <vector>
 
@@ -14,12 +16,12 @@
 
 #include <zcuda/archive/native_names.hpp>
 #include <zcuda/base/path_format.hpp>
-#include <zcuda/base/sha256.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/units.hpp>
 
+#include "background_digests.hpp"
 #include "entry_rules.hpp"
 #include "zip_directory.hpp"
 
@@ -109,6 +111,7 @@ const char* entry_name(struct archive_entry* entry) {
 struct ScanResult {
   Scan scan;
   detail::EntrySet set;
+  bool has_links = false;  // symbolic or hard links: extracted by one worker, in order
 };
 
 // Checks one entry header and adds it to the set. Returns false for an entry that names the
@@ -130,6 +133,7 @@ Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, cons
     if (!target.problem.empty()) return std::unexpected(refused(file, raw, fmt::format("is a hard link whose target {}", target.problem)));
     record.kind = Kind::hardlink;
     record.target = target.normalized;
+    result.has_links = true;
   } else if (type == AE_IFREG) {
     record.kind = Kind::file;
   } else if (type == AE_IFDIR) {
@@ -143,6 +147,7 @@ Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, cons
     }
     record.kind = Kind::symlink;
     record.target = text;
+    result.has_links = true;
   } else {
     const char* what = type == AE_IFCHR    ? "is a character device"
                        : type == AE_IFBLK  ? "is a block device"
@@ -218,24 +223,40 @@ Error write_failed(struct archive* writer, const fs::path& path) {
   return e;
 }
 
+// Which entries one of several extraction workers writes: those whose position in the archive
+// is `worker` modulo `workers`. The others' data it skips (a seek in a zip).
+struct Share {
+  std::size_t worker = 0;
+  std::size_t workers = 1;
+  const std::atomic<bool>* stop = nullptr;  // another worker failed
+  std::mutex* on_entry_mutex = nullptr;     // on_entry is called from one worker at a time
+};
+
 class Extraction {
  public:
-  Extraction(const fs::path& file, const fs::path& destination, const ExtractOptions& options)
-      : file_(file), destination_(destination), options_(options) {}
+  Extraction(const fs::path& file, const fs::path& destination, const ExtractOptions& options, Share share = {})
+      : file_(file), destination_(destination), options_(options), share_(share) {}
+
+  // Position in the archive of each entry run() added to out.entries, in the same order.
+  const std::vector<std::size_t>& positions() const { return positions_; }
 
   // With `checking`, the extraction streams (no scan came before it): each header is checked as
   // it arrives, and links are made only after the whole archive has passed every check, so no
   // link exists while a later entry could still be refused.
   Status run(struct archive* reader, struct archive* writer, Extracted& out, ScanResult* checking = nullptr) {
     struct archive_entry* entry = nullptr;
-    std::vector<char> zeros;
     std::vector<WrittenEntry> links;  // Windows: written last, as copies
     std::vector<std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)>> deferred;
-    for (;;) {
+    for (std::size_t position = 0;; ++position) {
       if (cancelled()) return interrupted();
       int rc = archive_read_next_header(reader, &entry);
       if (rc == ARCHIVE_EOF) break;
       if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+      position_ = position;
+      if (position % share_.workers != share_.worker) {
+        if (archive_read_data_skip(reader) < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+        continue;
+      }
       if (checking != nullptr) {
         auto checked = check_entry(file_, entry, options_.root, *checking);
         if (!checked) return std::unexpected(checked.error());
@@ -250,22 +271,23 @@ class Extraction {
         deferred.emplace_back(archive_entry_clone(entry), &archive_entry_free);
         continue;
       }
-      if (auto written = write_entry(reader, writer, entry, *inside, out, links, zeros); !written) return written;
+      if (auto written = write_entry(reader, writer, entry, *inside, out, links); !written) return written;
     }
     if (checking != nullptr) {
       if (auto finished = finish_checks(file_, *checking, options_.root); !finished) return finished;
       for (auto& e : deferred) {
         auto inside = detail::relative_to_root(detail::check_name(entry_name(e.get())).normalized, options_.root);
-        if (auto written = write_entry(nullptr, writer, e.get(), *inside, out, links, zeros); !written) return written;
+        if (auto written = write_entry(nullptr, writer, e.get(), *inside, out, links); !written) return written;
       }
     }
+    settle_digests(out);
     return copy_links(links, out);
   }
 
  private:
   // Writes one entry (its data from `reader`; links have none) and records it.
   Status write_entry(struct archive* reader, struct archive* writer, struct archive_entry* entry, const std::string& inside, Extracted& out,
-                     std::vector<WrittenEntry>& links, std::vector<char>& zeros) {
+                     std::vector<WrittenEntry>& links) {
     WrittenEntry written;
     written.path = inside;
     const fs::path target = destination_ / zcuda::path_from_utf8(inside);
@@ -300,11 +322,14 @@ class Extraction {
     if (written.type == WrittenEntry::Type::file && !hardlink) {
       const std::uint64_t declared =
           archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0 ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
-      if (auto copied = copy_data(reader, writer, target, declared, written, zeros); !copied) return copied;
+      auto file = copy_data(reader, writer, target, declared, written);
+      if (!file) return std::unexpected(file.error());
+      pending_.emplace_back(out.entries.size(), *file);
     }
     if (archive_write_finish_entry(writer) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
     if (hardlink) {
       // A hard link shares its target's bytes: record them so the receipt is complete.
+      settle_digests(out);
       for (const auto& e : out.entries) {
         if (e.path == *hardlink) {
           written.size = e.size;
@@ -312,28 +337,33 @@ class Extraction {
         }
       }
     }
-    if (options_.on_entry) options_.on_entry(written);
+    notify(written);
+    positions_.push_back(position_);
     out.entries.push_back(std::move(written));
     return {};
   }
 
-  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+  void notify(const WrittenEntry& written) const {
+    if (!options_.on_entry) return;
+    if (share_.on_entry_mutex == nullptr) return options_.on_entry(written);
+    std::lock_guard lock(*share_.on_entry_mutex);
+    options_.on_entry(written);
+  }
+
+  bool cancelled() const { return (options_.cancel != nullptr && options_.cancel->load()) || (share_.stop != nullptr && share_.stop->load()); }
   std::unexpected<Error> interrupted() const {
     return fail(ErrorKind::interrupted, "Extraction was interrupted", "Run the command again; the verified download is kept in the cache.");
   }
 
-  Status copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared, WrittenEntry& written,
-                   std::vector<char>& zeros) {
-    digest_.reset();
+  // Copies one file's data and queues it for hashing; returns its number in digests_.
+  Result<std::size_t> copy_data(struct archive* reader, struct archive* writer, const fs::path& target, std::uint64_t declared,
+                                WrittenEntry& written) {
+    const std::size_t file = digests_.begin();
     std::uint64_t hashed = 0;
     // Sparse tar entries leave holes between blocks; they read back as zeros, so hash zeros.
     auto hash_zeros_to = [&](std::uint64_t end) {
-      if (zeros.empty()) zeros.assign(1u << 16, '\0');
-      while (hashed < end) {
-        std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(end - hashed, zeros.size()));
-        digest_.update(zeros.data(), n);
-        hashed += n;
-      }
+      digests_.add_zeros(end - hashed);
+      hashed = end;
     };
     const void* block = nullptr;
     std::size_t size = 0;
@@ -345,14 +375,22 @@ class Extraction {
       if (cancelled()) return interrupted();
       const auto at = static_cast<std::uint64_t>(offset);
       if (at > hashed) hash_zeros_to(at);
-      digest_.update(block, size);
+      digests_.add(block, size);
       hashed = at + size;
       if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
     }
     if (declared > hashed) hash_zeros_to(declared);
-    written.sha256 = digest_.hex_digest();
+    digests_.end();
     written.size = hashed;
-    return {};
+    return file;
+  }
+
+  // Waits for the files hashed so far and records their digests.
+  void settle_digests(Extracted& out) {
+    if (pending_.empty()) return;
+    digests_.drain();
+    for (const auto& [entry, file] : pending_) out.entries[entry].sha256 = digests_.digest(file);
+    pending_.clear();
   }
 
   // Each link becomes a copy of the file it names (through other links of the archive), and is
@@ -387,17 +425,89 @@ class Extraction {
       link.size = file->size;
       link.sha256 = file->sha256;
       link.link_target.clear();
-      if (options_.on_entry) options_.on_entry(link);
+      notify(link);
     }
-    for (auto& link : links) out.entries.push_back(std::move(link));
+    for (auto& link : links) {
+      positions_.push_back(position_);
+      out.entries.push_back(std::move(link));
+    }
     return {};
   }
 
   const fs::path& file_;
   const fs::path& destination_;
   const ExtractOptions& options_;
-  Sha256 digest_;
+  Share share_;
+  std::size_t position_ = 0;  // of the entry being read
+  std::vector<std::size_t> positions_;
+  detail::BackgroundDigests digests_;
+  std::vector<std::pair<std::size_t, std::size_t>> pending_;  // (index in out.entries, file number) not yet settled
 };
+
+// One worker's entries and where each stands in the archive.
+struct Part {
+  Extracted out;
+  std::vector<std::size_t> positions;
+};
+
+Result<Part> extract_part(const fs::path& file, Format format, const fs::path& destination, const ExtractOptions& options, Share share) {
+  auto reader = open_reader(file, format);
+  if (!reader) return std::unexpected(reader.error());
+  Writer writer(archive_write_disk_new());
+  if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
+  // Defence in depth behind the scan: libarchive itself refuses ".." and writes through links.
+  archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  Part part;
+  Extraction extraction(file, destination, options, share);
+  if (auto ran = extraction.run(reader->get(), writer.get(), part.out); !ran) return std::unexpected(ran.error());
+  if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
+  part.positions = extraction.positions();
+  return part;
+}
+
+// A zip's entries are separate deflate streams that a seekable reader reaches directly, so
+// several workers can each inflate, write and hash a share of them. A tar.gz is one gzip stream:
+// one worker. Links stay with one worker too, so each is made after what it names.
+std::size_t extraction_workers(Format format, const ScanResult& scanned, std::size_t asked) {
+  if (format != Format::zip || scanned.has_links) return 1;
+  if (asked > 0) return asked;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  // Beyond a few workers the disk, not inflating, sets the pace; tiny archives gain nothing.
+  const std::size_t by_size = static_cast<std::size_t>(scanned.scan.installed_bytes / (8u << 20)) + 1;
+  return std::min<std::size_t>({cores, 8, by_size});
+}
+
+Result<Extracted> extract_in_parallel(const fs::path& file, Format format, const fs::path& destination, const ExtractOptions& options,
+                                      std::size_t workers) {
+  std::atomic<bool> stop{false};
+  std::mutex on_entry_mutex;
+  std::vector<std::optional<Result<Part>>> parts(workers);
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t k = 0; k < workers; ++k) {
+      threads.emplace_back([&, k] {
+        parts[k] = extract_part(file, format, destination, options, Share{k, workers, &stop, &on_entry_mutex});
+        if (!*parts[k]) stop.store(true);
+      });
+    }
+  }
+  // The first real failure; the others stopped because of it and say "interrupted".
+  const Error* failure = nullptr;
+  for (const auto& part : parts) {
+    if (*part) continue;
+    if (failure == nullptr || failure->kind == ErrorKind::interrupted) failure = &part->error();
+  }
+  if (failure != nullptr) return std::unexpected(*failure);
+  std::vector<std::pair<std::size_t, WrittenEntry>> ordered;
+  for (auto& part : parts) {
+    for (std::size_t i = 0; i < (*part)->out.entries.size(); ++i) ordered.emplace_back((*part)->positions[i], std::move((*part)->out.entries[i]));
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Extracted out;
+  out.entries.reserve(ordered.size());
+  for (auto& [position, entry] : ordered) out.entries.push_back(std::move(entry));
+  return out;
+}
 
 }  // namespace
 
@@ -418,22 +528,20 @@ Result<Extracted> extract(const fs::path& file, Format format, const fs::path& d
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
     return std::unexpected(io_error("create folder", destination, ec));
   }
-  auto result = [&]() -> Result<Extracted> {
-    auto reader = open_reader(file, format);
-    if (!reader) return std::unexpected(reader.error());
-    Writer writer(archive_write_disk_new());
-    if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
-    // Defence in depth behind the scan: libarchive itself refuses ".." and writes through links.
-    archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
-    Extracted out;
-    out.scan = scanned->scan;
-    out.entries.reserve(static_cast<std::size_t>(scanned->scan.installed_entries));
-    Extraction extraction(file, destination, options);
-    if (auto ran = extraction.run(reader->get(), writer.get(), out); !ran) return std::unexpected(ran.error());
-    if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
-    return out;
-  }();
-  if (!result) fs::remove_all(destination, ec);
+  const std::size_t workers = extraction_workers(format, *scanned, options.workers);
+  Result<Extracted> result = Extracted{};
+  if (workers > 1) {
+    result = extract_in_parallel(file, format, destination, options, workers);
+  } else if (auto part = extract_part(file, format, destination, options, {})) {
+    result = std::move(part->out);
+  } else {
+    result = std::unexpected(std::move(part.error()));
+  }
+  if (!result) {
+    fs::remove_all(destination, ec);
+    return result;
+  }
+  result->scan = scanned->scan;
   return result;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <zcuda/base/sha256.hpp>
 #include <zcuda/archive/archive.hpp>
 #include <zcuda/fetch/fetch.hpp>
@@ -138,6 +140,64 @@ TEST_P(Extract, NotAnArchiveIsInvalidInput) {
 std::string format_name(const ::testing::TestParamInfo<ArchiveType>& p) { return p.param == ArchiveType::zip ? "zip" : "tar_gz"; }
 
 INSTANTIATE_TEST_SUITE_P(Formats, Extract, ::testing::Values(ArchiveType::zip, ArchiveType::tar_gz), format_name);
+
+// Several workers each extract a share of a zip's files: the result is the one a single worker
+// gives (archive order, sizes, digests), and on_entry is still called once per entry.
+TEST(ParallelExtract, GivesWhatOneWorkerGives) {
+  test::TempDir dir;
+  const fs::path file = dir / "a.zip";
+  std::vector<Spec> entries = {test::dir("pkg/"), test::dir("pkg/include/")};
+  for (int i = 0; i < 60; ++i) {
+    std::string content(static_cast<std::size_t>(1000 + i * 997), '\0');
+    for (std::size_t j = 0; j < content.size(); ++j) content[j] = static_cast<char>((j * 31u + static_cast<unsigned>(i)) >> 2);
+    entries.push_back(test::file(fmt::format("pkg/{}/file_{:02}.bin", i % 2 ? "include" : "lib", i), content));
+  }
+  test::write_archive(file, ArchiveType::zip, entries);
+  ExtractOptions one = rooted("pkg");
+  one.workers = 1;
+  auto single = extract(file, Format::zip, dir / "one", one);
+  ASSERT_TRUE(single) << single.error().message;
+  for (std::size_t workers : {2u, 3u, 7u}) {
+    ExtractOptions options = rooted("pkg");
+    options.workers = workers;
+    std::atomic<int> notified{0};
+    options.on_entry = [&](const WrittenEntry&) { ++notified; };
+    const fs::path out = dir / fmt::format("out{}", workers);
+    auto parallel = extract(file, Format::zip, out, options);
+    ASSERT_TRUE(parallel) << parallel.error().message;
+    EXPECT_EQ(parallel->entries, single->entries) << workers << " workers";
+    EXPECT_EQ(notified.load(), static_cast<int>(single->entries.size()));
+    EXPECT_EQ(listing(out), listing(dir / "one"));
+    for (const auto& e : parallel->entries) {
+      if (e.type == WrittenEntry::Type::file) {
+        EXPECT_EQ(*sha256_file(out / e.path), e.sha256) << e.path;
+      }
+    }
+  }
+}
+
+// One worker failing stops the others, and the real failure is what is reported.
+TEST(ParallelExtract, AFailingWorkerStopsAllAndLeavesNothing) {
+  ZCUDA_REQUIRE_FILE_SIZE_LIMIT();
+  test::TempDir dir;
+  const fs::path file = dir / "a.zip";
+  std::vector<Spec> entries;
+  for (int i = 0; i < 20; ++i) entries.push_back(test::file(fmt::format("small_{:02}.txt", i), "small"));
+  entries.push_back(test::file("big.bin", std::string(2u << 20, 'z')));
+  test::write_archive(file, ArchiveType::zip, entries);
+  ExtractOptions options;
+  options.workers = 3;
+  bool limited = false;
+  auto r = [&] {
+    test::FileSizeLimit limit(64 * 1024);
+    limited = limit.active();
+    return extract(file, Format::zip, dir / "out", options);
+  }();
+  ASSERT_TRUE(limited);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::io) << r.error().message;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
 
 struct Hostile {
   const char* label;
