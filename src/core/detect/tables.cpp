@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/manifest/embedded.hpp>
 
 #include "parsers.hpp"
@@ -63,10 +64,7 @@ std::string_view to_string(Source source) {
 }
 
 std::optional<GpuSupport> gpu_support_from(std::string_view word) {
-  for (auto support : {GpuSupport::validated, GpuSupport::candidate, GpuSupport::unsupported, GpuSupport::not_amd}) {
-    if (to_string(support) == word) return support;
-  }
-  return std::nullopt;
+  return enum_from_word(word, {GpuSupport::validated, GpuSupport::candidate, GpuSupport::unsupported, GpuSupport::not_amd});
 }
 
 std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optional<std::uint32_t> revision) {

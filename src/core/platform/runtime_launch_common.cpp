@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/path_text.hpp>
 
 namespace zcuda::platform {
@@ -21,10 +22,7 @@ std::string_view to_string(LaunchMethod method) {
 }
 
 std::optional<LaunchMethod> launch_method_from(std::string_view word) {
-  for (auto method : {LaunchMethod::system, LaunchMethod::library_path, LaunchMethod::copy_beside_dlls, LaunchMethod::zluda_exe}) {
-    if (to_string(method) == word) return method;
-  }
-  return std::nullopt;
+  return enum_from_word(word, {LaunchMethod::system, LaunchMethod::library_path, LaunchMethod::copy_beside_dlls, LaunchMethod::zluda_exe});
 }
 
 RuntimeLaunch::RuntimeLaunch(RuntimeLaunch&& other) noexcept

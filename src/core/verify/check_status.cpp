@@ -1,11 +1,8 @@
 #include <zcuda/verify/verify.hpp>
 
-namespace zcuda::verify {
+#include <zcuda/base/enum_words.hpp>
 
-namespace {
-constexpr CheckStatus kAll[] = {CheckStatus::pass,  CheckStatus::fail,  CheckStatus::unsupported, CheckStatus::missing,
-                                CheckStatus::error, CheckStatus::crash, CheckStatus::timeout};
-}
+namespace zcuda::verify {
 
 std::string_view to_string(CheckStatus status) {
   switch (status) {
@@ -28,10 +25,8 @@ std::string_view to_string(CheckStatus status) {
 }
 
 std::optional<CheckStatus> check_status_from(std::string_view word) {
-  for (auto status : kAll) {
-    if (to_string(status) == word) return status;
-  }
-  return std::nullopt;
+  return enum_from_word(word, {CheckStatus::pass, CheckStatus::fail, CheckStatus::unsupported, CheckStatus::missing, CheckStatus::error,
+                               CheckStatus::crash, CheckStatus::timeout});
 }
 
 }  // namespace zcuda::verify

@@ -1,3 +1,4 @@
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -58,10 +59,7 @@ std::string_view to_string(RuntimeKind kind) {
 }
 
 std::optional<RuntimeKind> runtime_kind_from(std::string_view text) {
-  for (auto kind : {RuntimeKind::zluda, RuntimeKind::folder, RuntimeKind::native}) {
-    if (to_string(kind) == text) return kind;
-  }
-  return std::nullopt;
+  return enum_from_word(text, {RuntimeKind::zluda, RuntimeKind::folder, RuntimeKind::native});
 }
 
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home) {
