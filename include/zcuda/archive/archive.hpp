@@ -81,6 +81,17 @@ class Stream {
 Result<Extracted> extract_stream(Stream& stream, Format format, const std::filesystem::path& label, const std::filesystem::path& destination,
                                  const ExtractOptions& options);
 
+// As extract_stream, with several readers of the same bytes (the same growing download, each from
+// its start): a zip is extracted by one worker per stream, each writing a share of its entries
+// (and skipping the data of the others'), every worker checking every header. A tar.gz uses the
+// first stream only. The entries come back in archive order.
+Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format format, const std::filesystem::path& label,
+                                  const std::filesystem::path& destination, const ExtractOptions& options);
+
+// How many workers suit a zip of `bytes` on this machine: one per core, at most 8, and no more
+// than one per 8 MiB (threads gain a small archive nothing).
+std::size_t suggested_workers(std::uint64_t bytes);
+
 // Checks a zip that extract_stream read against its central directory, which is what other tools
 // read: the same entries inside root with the same types, sizes and link targets, and the scan's
 // checks over the central directory's names. ErrorKind::integrity naming an entry when not.

@@ -76,6 +76,9 @@ struct Options {
   bool wait_for_lock = true;  // false: ErrorKind::locked when another install runs
   fetch::Options fetch;       // offline folder, CA bundle, progress, cancel
   const std::atomic<bool>* cancel = nullptr;
+  // Threads extracting a zip at once (archive::ExtractOptions::workers); 0: chosen from the cores
+  // and the archive's size (archive::suggested_workers).
+  std::size_t extraction_workers = 0;
   // Messages for a person while work goes on: waiting for the lock, each artifact's license.
   std::function<void(const std::string&)> on_notice;
 };

@@ -253,14 +253,16 @@ class Extraction {
       if (rc == ARCHIVE_EOF) break;
       if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
       position_ = position;
-      if (position % share_.workers != share_.worker) {
-        if (archive_read_data_skip(reader) < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
-        continue;
-      }
+      // Every worker checks every header, so each has seen the whole archive pass before it
+      // makes a link.
       if (checking != nullptr) {
         auto checked = check_entry(file_, entry, options_.root, *checking);
         if (!checked) return std::unexpected(checked.error());
         if (!*checked) continue;
+      }
+      if (position % share_.workers != share_.worker) {
+        if (archive_read_data_skip(reader) < ARCHIVE_WARN) return std::unexpected(damaged(file_, reader));
+        continue;
       }
       // The checks accepted every name, so these cannot fail here.
       auto name = detail::check_name(entry_name(entry));
@@ -470,15 +472,18 @@ Result<Part> extract_part(const fs::path& file, Format format, const fs::path& d
 // one worker. Links stay with one worker too, so each is made after what it names.
 std::size_t extraction_workers(Format format, const ScanResult& scanned, std::size_t asked) {
   if (format != Format::zip || scanned.has_links) return 1;
-  if (asked > 0) return asked;
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  // Beyond a few workers the disk, not inflating, sets the pace; tiny archives gain nothing.
-  const std::size_t by_size = static_cast<std::size_t>(scanned.scan.installed_bytes / (8u << 20)) + 1;
-  return std::min<std::size_t>({cores, 8, by_size});
+  return asked > 0 ? asked : suggested_workers(scanned.scan.installed_bytes);
 }
 
-Result<Extracted> extract_in_parallel(const fs::path& file, Format format, const fs::path& destination, const ExtractOptions& options,
-                                      std::size_t workers) {
+// Runs `workers` extractions side by side, each extract_share(its share), and merges their entries
+// into archive order. The first real failure stops the others. One worker runs on this thread.
+template <class ExtractShare>
+Result<Extracted> run_workers(std::size_t workers, ExtractShare extract_share) {
+  if (workers <= 1) {
+    auto part = extract_share(Share{});
+    if (!part) return std::unexpected(std::move(part.error()));
+    return std::move(part->out);
+  }
   std::atomic<bool> stop{false};
   std::mutex on_entry_mutex;
   std::vector<std::optional<Result<Part>>> parts(workers);
@@ -486,7 +491,7 @@ Result<Extracted> extract_in_parallel(const fs::path& file, Format format, const
     std::vector<std::jthread> threads;
     for (std::size_t k = 0; k < workers; ++k) {
       threads.emplace_back([&, k] {
-        parts[k] = extract_part(file, format, destination, options, Share{k, workers, &stop, &on_entry_mutex});
+        parts[k] = extract_share(Share{k, workers, &stop, &on_entry_mutex});
         if (!*parts[k]) stop.store(true);
       });
     }
@@ -504,12 +509,20 @@ Result<Extracted> extract_in_parallel(const fs::path& file, Format format, const
   }
   std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Extracted out;
+  out.scan = (*parts.front())->out.scan;  // every worker scanned every header
   out.entries.reserve(ordered.size());
   for (auto& [position, entry] : ordered) out.entries.push_back(std::move(entry));
   return out;
 }
 
 }  // namespace
+
+std::size_t suggested_workers(std::uint64_t bytes) {
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  // Beyond a few workers the disk, not inflating, sets the pace.
+  const auto by_size = static_cast<std::size_t>(std::min<std::uint64_t>(bytes / (8u << 20) + 1, 8));
+  return std::min<std::size_t>({cores, 8, by_size});
+}
 
 Result<Scan> scan(const fs::path& file, Format format, const std::optional<std::string>& root) {
   auto result = scan_all(file, format, root);
@@ -529,14 +542,7 @@ Result<Extracted> extract(const fs::path& file, Format format, const fs::path& d
     return std::unexpected(io_error("create folder", destination, ec));
   }
   const std::size_t workers = extraction_workers(format, *scanned, options.workers);
-  Result<Extracted> result = Extracted{};
-  if (workers > 1) {
-    result = extract_in_parallel(file, format, destination, options, workers);
-  } else if (auto part = extract_part(file, format, destination, options, {})) {
-    result = std::move(part->out);
-  } else {
-    result = std::unexpected(std::move(part.error()));
-  }
+  auto result = run_workers(workers, [&](Share share) { return extract_part(file, format, destination, options, share); });
   if (!result) {
     fs::remove_all(destination, ec);
     return result;
@@ -567,42 +573,58 @@ la_ssize_t read_stream(struct archive* a, void* data, const void** block) {
 
 }  // namespace
 
+namespace {
+
+// One worker's extraction from its own reader of the stream's bytes.
+Result<Part> stream_part(Stream& stream, Format format, const fs::path& label, const fs::path& destination, const ExtractOptions& options,
+                         Share share) {
+  StreamState state{&stream, std::vector<char>(kReadBlock), std::nullopt};
+  Reader reader(archive_read_new());
+  if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
+  if (format == Format::zip) {
+    // Local headers, front to back; confirm_zip compares them with the central directory.
+    archive_read_support_format_zip_streamable(reader.get());
+  } else {
+    archive_read_support_filter_gzip(reader.get());
+    archive_read_support_format_tar(reader.get());
+  }
+  if (archive_read_open(reader.get(), &state, nullptr, &read_stream, nullptr) != ARCHIVE_OK) {
+    if (state.error) return std::unexpected(*state.error);
+    return fail(ErrorKind::invalid_input,
+                fmt::format("{} is not a {} archive: {}", label.filename(), describe(format),
+                            archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
+                "Check the \"archive\" field of the manifest entry.");
+  }
+  Writer writer(archive_write_disk_new());
+  if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
+  archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  Part part;
+  ScanResult checking;
+  Extraction extraction(label, destination, options, share);
+  auto ran = extraction.run(reader.get(), writer.get(), part.out, &checking);
+  if (!ran) return std::unexpected(state.error ? *state.error : ran.error());
+  if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
+  part.out.scan = checking.scan;
+  part.positions = extraction.positions();
+  return part;
+}
+
+}  // namespace
+
 Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& label, const fs::path& destination, const ExtractOptions& options) {
+  return extract_streams({&stream}, format, label, destination, options);
+}
+
+Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format format, const fs::path& label, const fs::path& destination,
+                                  const ExtractOptions& options) {
   std::error_code ec;
   if (!fs::create_directory(destination, ec)) {
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
     return std::unexpected(io_error("create folder", destination, ec));
   }
-  StreamState state{&stream, std::vector<char>(kReadBlock), std::nullopt};
-  auto result = [&]() -> Result<Extracted> {
-    Reader reader(archive_read_new());
-    if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
-    if (format == Format::zip) {
-      // Local headers, front to back; confirm_zip compares them with the central directory.
-      archive_read_support_format_zip_streamable(reader.get());
-    } else {
-      archive_read_support_filter_gzip(reader.get());
-      archive_read_support_format_tar(reader.get());
-    }
-    if (archive_read_open(reader.get(), &state, nullptr, &read_stream, nullptr) != ARCHIVE_OK) {
-      if (state.error) return std::unexpected(*state.error);
-      return fail(ErrorKind::invalid_input,
-                  fmt::format("{} is not a {} archive: {}", label.filename(), describe(format),
-                              archive_error_string(reader.get()) ? archive_error_string(reader.get()) : "unrecognized"),
-                  "Check the \"archive\" field of the manifest entry.");
-    }
-    Writer writer(archive_write_disk_new());
-    if (!writer) return fail(ErrorKind::internal, "libarchive could not allocate a disk writer");
-    archive_write_disk_set_options(writer.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
-    Extracted out;
-    ScanResult checking;
-    Extraction extraction(label, destination, options);
-    auto ran = extraction.run(reader.get(), writer.get(), out, &checking);
-    if (!ran) return std::unexpected(state.error ? *state.error : ran.error());
-    if (archive_write_close(writer.get()) < ARCHIVE_WARN) return std::unexpected(write_failed(writer.get(), destination));
-    out.scan = checking.scan;
-    return out;
-  }();
+  // A tar.gz is one gzip stream: every worker would inflate all of it.
+  const std::size_t workers = format == Format::zip ? streams.size() : 1;
+  auto result = run_workers(workers, [&](Share share) { return stream_part(*streams[share.worker], format, label, destination, options, share); });
   if (!result) fs::remove_all(destination, ec);
   return result;
 }

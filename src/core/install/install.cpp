@@ -1,8 +1,11 @@
 #include <zcuda/install/install.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -114,16 +117,25 @@ archive::Format format_of(const manifest::Artifact& a) {
 }
 
 // The download runs on a second thread while this one extracts from its partial file into
-// `temp`. Nothing counts until the digest has verified: a failed download, or bytes that
-// changed under the extraction (a restart from zero), end the same way as in the sequential
-// path (the error, or an extraction again from the verified file). A zip's local headers are
-// then confirmed against its central directory.
+// `temp`; a zip by several workers, each following the partial file with a reader of its own and
+// writing a share of the entries (the others' data it reads past without inflating). Nothing counts until the digest has verified: a failed download,
+// or bytes that changed under the extraction (a restart from zero), end the same way as in the sequential path (the error, or an extraction again
+// from the verified file). A zip's local headers are then confirmed against its central directory.
 Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Request& request, const fetch::Cache& cache, fetch::Options fetch_options,
                                                              const manifest::Artifact& a, const fs::path& temp,
                                                              const archive::ExtractOptions& extract_options, Outcome& out) {
   detail::DownloadState state;
   fetch_options.on_discard = [&state] { state.discards.fetch_add(1); };
-  detail::FollowedFile follower(cache.partial_path(a.sha256), cache.verified_path(a.sha256), state, fetch_options.cancel);
+  // Without a size pin the archive's size is unknown: one worker, as for a small archive.
+  std::size_t workers = extract_options.workers > 0 ? extract_options.workers : archive::suggested_workers(a.size.value_or(0));
+  if (a.archive != manifest::ArchiveKind::zip) workers = 1;
+  std::vector<std::unique_ptr<detail::FollowedFile>> followers;
+  std::vector<archive::Stream*> streams;
+  for (std::size_t k = 0; k < workers; ++k) {
+    followers.push_back(
+        std::make_unique<detail::FollowedFile>(cache.partial_path(a.sha256), cache.verified_path(a.sha256), state, fetch_options.cancel));
+    streams.push_back(followers.back().get());
+  }
   std::optional<Result<fetch::Fetched>> fetched;
   const auto started = Clock::now();
   std::thread fetching([&] {
@@ -132,7 +144,7 @@ Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Reques
     state.ok.store(fetched->has_value());
     state.done.store(true);
   });
-  auto extracted = archive::extract_stream(follower, format_of(a), fs::path(a.file_name), temp, extract_options);
+  auto extracted = archive::extract_streams(streams, format_of(a), fs::path(a.file_name), temp, extract_options);
   fetching.join();
   std::error_code ec;
   auto abandon = [&](Error error) -> Result<std::vector<archive::WrittenEntry>> {
@@ -144,7 +156,7 @@ Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Reques
   out.bytes_transferred = (*fetched)->bytes_transferred;
   out.source = (*fetched)->source;
   const fs::path file = (*fetched)->file;
-  if (follower.restarted()) {
+  if (std::ranges::any_of(followers, [](const auto& follower) { return follower->restarted(); })) {
     spdlog::info("the download of {} started over while it was extracted; extracting the verified file again", a.id);
     fs::remove_all(temp, ec);
     auto again = archive::extract(file, format_of(a), temp, extract_options);
@@ -177,6 +189,7 @@ Status fresh_install(const PlanItem& item, const home::Home& home, const Options
   archive::ExtractOptions extract_options;
   extract_options.root = a.root;
   extract_options.cancel = options.cancel;
+  extract_options.workers = options.extraction_workers;
   bool first = true;
   extract_options.on_entry = [&](const archive::WrittenEntry&) {
     if (first) platform::test_hooks::pause_at("extracting", options.cancel);

@@ -123,12 +123,24 @@ std::string receipt_files(const home::Home& h) {
   return doc.is_discarded() ? text : doc["files"].dump();
 }
 
-class Streamed : public ::testing::TestWithParam<test::ArchiveType> {};
+// Each format with one extraction worker, and a zip with three (each following the download with
+// a reader of its own): the same results and the same guarantees.
+struct StreamCase {
+  test::ArchiveType type;
+  std::size_t workers;
+};
+class Streamed : public ::testing::TestWithParam<StreamCase> {
+ protected:
+  Outcome install(const Scene& s, Options options = {}) const {
+    options.extraction_workers = GetParam().workers;
+    return s.install(std::move(options));
+  }
+};
 
 TEST_P(Streamed, InstallsWhatTheSequentialPathInstalls) {
-  Scene s(GetParam());
+  Scene s(GetParam().type);
   s.serve();
-  auto out = s.install();
+  auto out = install(s);
   ASSERT_EQ(out.state, State::installed) << (out.error ? out.error->message : "");
   EXPECT_EQ(out.source, s.server.url("/a"));
   EXPECT_EQ(out.files, 14u);
@@ -138,14 +150,16 @@ TEST_P(Streamed, InstallsWhatTheSequentialPathInstalls) {
 
   // The same archive from a file (the sequential path) gives the same receipt, digest by digest.
   home::Home other{s.dir / "other", s.dir / "other" / "cache", s.dir / "other" / "state", s.dir / "other" / "logs", home::ChosenBy::flag};
-  auto local = s.install(other, test::file_url(s.archive));
+  Options sequential;
+  sequential.extraction_workers = GetParam().workers;
+  auto local = s.install(other, test::file_url(s.archive), sequential);
   ASSERT_EQ(local.state, State::installed) << (local.error ? local.error->message : "");
   EXPECT_EQ(receipt_files(s.home), receipt_files(other));
 }
 
 TEST_P(Streamed, ExtractsWhileTheDownloadIsStillGoing) {
   if (platform::current_os() == platform::Os::windows) GTEST_SKIP() << "Windows installs sequentially (docs/install.md)";
-  Scene s(GetParam());
+  Scene s(GetParam().type);
   s.serve();
   // Half the archive, then two seconds of silence: extracted files must appear meanwhile.
   test::HttpFault stall;
@@ -153,7 +167,7 @@ TEST_P(Streamed, ExtractsWhileTheDownloadIsStillGoing) {
   stall.stall_for = std::chrono::milliseconds(2000);
   s.server.push_fault("/a", stall);
   Outcome out;
-  std::thread installing([&] { out = s.install(); });
+  std::thread installing([&] { out = install(s); });
   bool seen = false;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (!seen && std::chrono::steady_clock::now() < until) {
@@ -170,16 +184,16 @@ TEST_P(Streamed, ExtractsWhileTheDownloadIsStillGoing) {
 }
 
 TEST_P(Streamed, ADigestMismatchFoundAtTheEndInstallsNothing) {
-  Scene s(GetParam());
+  Scene s(GetParam().type);
   // A valid archive of the same shape, but not the pinned bytes.
   auto entries = runtime_entries();
   entries.back() = test::file("zluda/zluda.exe", "another launcher");
   const fs::path impostor = s.dir / "impostor";
-  test::write_archive(impostor, GetParam(), entries);
+  test::write_archive(impostor, GetParam().type, entries);
   s.serve(test::read_file(impostor));
   Options options;
   options.fetch.max_attempts_per_source = 1;
-  auto out = s.install(options);
+  auto out = install(s, options);
   ASSERT_EQ(out.state, State::failed);
   EXPECT_EQ(out.error->kind, ErrorKind::integrity) << out.error->message;
   s.expect_nothing_installed();
@@ -187,27 +201,27 @@ TEST_P(Streamed, ADigestMismatchFoundAtTheEndInstallsNothing) {
 }
 
 TEST_P(Streamed, ATruncatedDownloadInstallsNothingAndKeepsThePartial) {
-  Scene s(GetParam());
+  Scene s(GetParam().type);
   s.serve();
   test::HttpFault cut;
   cut.cut_after = s.bytes.size() * 2 / 3;
   s.server.push_fault("/a", cut);
   Options options;
   options.fetch.max_attempts_per_source = 1;
-  auto out = s.install(options);
+  auto out = install(s, options);
   ASSERT_EQ(out.state, State::failed);
   EXPECT_TRUE(out.error->kind == ErrorKind::incomplete || out.error->kind == ErrorKind::network) << out.error->message;
   s.expect_nothing_installed();
   EXPECT_TRUE(fs::exists(s.home.cache / (s.sha256 + ".partial"))) << "the bytes so far are kept for a resume";
 
   // The next run resumes and installs.
-  auto next = s.install();
+  auto next = install(s);
   ASSERT_EQ(next.state, State::installed) << (next.error ? next.error->message : "");
   EXPECT_LT(next.bytes_transferred, s.bytes.size()) << "it resumed instead of starting over";
 }
 
 TEST_P(Streamed, ARestartFromZeroMidDownloadStillInstallsTheVerifiedBytes) {
-  Scene s(GetParam());
+  Scene s(GetParam().type);
   test::HttpResource r;
   r.body = s.bytes;
   r.ranges = false;  // every retry sends the whole file again: the partial is overwritten
@@ -217,7 +231,7 @@ TEST_P(Streamed, ARestartFromZeroMidDownloadStillInstallsTheVerifiedBytes) {
   test::HttpFault cut;
   cut.cut_after = s.bytes.size() / 2;
   s.server.push_fault("/a", cut);
-  auto out = s.install();
+  auto out = install(s);
   ASSERT_EQ(out.state, State::installed) << (out.error ? out.error->message : "");
   EXPECT_TRUE(fs::exists(s.component() / "v1" / "lib11.so"));
   EXPECT_TRUE(s.leftovers().empty());
@@ -228,18 +242,21 @@ TEST_P(Streamed, AHostileLinkFoundOnlyAtTheEndInstallsNothing) {
   // are extracted. Links are made last, so nothing ever pointed outside.
   auto entries = runtime_entries();
   entries.push_back(test::symlink("zluda/escape", "../../../outside"));
-  Scene s(GetParam(), entries);
+  Scene s(GetParam().type, entries);
   s.serve();
-  auto out = s.install();
+  auto out = install(s);
   ASSERT_EQ(out.state, State::failed);
   EXPECT_EQ(out.error->kind, ErrorKind::integrity) << out.error->message;
   EXPECT_NE(out.error->message.find("escape"), std::string::npos) << out.error->message;
   s.expect_nothing_installed();
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, Streamed, ::testing::Values(test::ArchiveType::zip, test::ArchiveType::tar_gz),
-                         [](const ::testing::TestParamInfo<test::ArchiveType>& p) {
-                           return p.param == test::ArchiveType::zip ? std::string("zip") : std::string("tar_gz");
+INSTANTIATE_TEST_SUITE_P(Formats, Streamed,
+                         ::testing::Values(StreamCase{test::ArchiveType::zip, 1}, StreamCase{test::ArchiveType::tar_gz, 1},
+                                           StreamCase{test::ArchiveType::zip, 3}),
+                         [](const ::testing::TestParamInfo<StreamCase>& p) {
+                           return std::string(p.param.type == test::ArchiveType::zip ? "zip" : "tar_gz") + "_" + std::to_string(p.param.workers) +
+                                  "_workers";
                          });
 
 // A zip whose central directory names an entry differently from its local header: the streamed
