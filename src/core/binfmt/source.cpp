@@ -1,7 +1,9 @@
 // Byte sources, format sniffing, and reading a file's imports.
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,22 +23,42 @@ bool MemorySource::read(std::uint64_t offset, std::span<std::byte> out) const {
 
 namespace {
 
-// Reads on demand from an open file; the size is fixed when opened.
+// Reads on demand from an open file; the size is fixed when opened. The parsers ask for one
+// header or table entry at a time, so reads go through a window of the file: a seek and a read
+// per entry cost hundreds of system calls for one small program.
 class FileSource final : public ByteSource {
  public:
   FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
   std::uint64_t size() const override { return size_; }
   bool read(std::uint64_t offset, std::span<std::byte> out) const override {
     if (offset > size_ || out.size() > size_ - offset) return false;
+    if (out.size() > kWindow) return read_file(offset, out);
+    if (window_.empty() || offset < window_at_ || offset + out.size() > window_at_ + window_.size()) {
+      window_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, size_ - offset)));
+      window_at_ = offset;
+      if (!read_file(offset, window_)) {
+        window_.clear();
+        return false;
+      }
+    }
+    if (!out.empty()) std::memcpy(out.data(), window_.data() + (offset - window_at_), out.size());
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 64 * 1024;
+
+  bool read_file(std::uint64_t offset, std::span<std::byte> out) const {
     in_.clear();
     in_.seekg(static_cast<std::streamoff>(offset));
     in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
     return static_cast<std::size_t>(in_.gcount()) == out.size();
   }
 
- private:
   std::ifstream& in_;
   std::uint64_t size_;
+  mutable std::vector<std::byte> window_;
+  mutable std::uint64_t window_at_ = 0;
 };
 
 }  // namespace

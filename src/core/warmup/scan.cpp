@@ -51,8 +51,10 @@ Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
     std::error_code ec;
     std::vector<fs::path> files;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
+      if (it->path() != app && !binary_name(it->path())) continue;
       std::error_code entry_ec;
-      if (it->is_regular_file(entry_ec) && (it->path() == app || binary_name(it->path()))) files.push_back(it->path());
+      if (it->is_regular_file(entry_ec)) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {

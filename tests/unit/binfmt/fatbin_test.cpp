@@ -64,5 +64,26 @@ TEST(Fatbin, FilesOnDisk) {
   ASSERT_FALSE(missing);
 }
 
+// Files are read through a window of 64 KiB: a section table past the first window, reads that
+// straddle a window's edge and files cut anywhere answer as the same bytes in memory do.
+TEST(Fatbin, FilesOnDiskAnswerAsInMemoryAcrossReadWindows) {
+  TempDir dir;
+  const std::string content = fatbin_bytes() + std::string(150000, 'x');
+  for (const auto& names : {std::vector<std::string>{".text", ".nv_fatbin"}, std::vector<std::string>{".text", ".data"}}) {
+    const std::string whole = elf_with_sections(names, content);
+    ASSERT_GT(whole.size(), 2u * 65536);
+    for (std::size_t n : {whole.size(), whole.size() - 1, whole.size() - 70, std::size_t{65535}, std::size_t{65536}, std::size_t{65537}}) {
+      const std::string bytes = whole.substr(0, n);
+      write_file(dir / "lib.so", bytes);
+      const auto on_disk = binfmt::file_has_fatbin(dir / "lib.so");
+      const auto in_memory = check(bytes);
+      ASSERT_EQ(on_disk.has_value(), in_memory.has_value()) << n << " bytes of " << names.back();
+      if (in_memory) {
+        EXPECT_EQ(*on_disk, *in_memory) << n << " bytes of " << names.back();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zcuda::test
