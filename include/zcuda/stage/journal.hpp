@@ -24,7 +24,7 @@ struct Step {
   bool replaces = false;                        // "replace" (a file was there) or "add"
   std::filesystem::path source;                 // the runtime file
   std::optional<platform::PlaceMethod> method;  // once placed
-  std::optional<std::string> original_sha256;   // of the replaced file
+  std::optional<std::string> original_sha256;   // of the replaced file, in journals of older zcuda (now its backup is compared)
   std::string staged_sha256;
   // The placed file's size and last-write time, recorded once placed. With them, a target that
   // is still a hard link of the runtime file with this size and time is ours without hashing

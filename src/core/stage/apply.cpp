@@ -10,7 +10,6 @@
 #include <zcuda/platform/files.hpp>
 #include <zcuda/stage/stage.hpp>
 
-#include <zcuda/base/sha256.hpp>
 #include "runtime_digests.hpp"
 #include "steps.hpp"
 
@@ -104,12 +103,8 @@ Result<StageResult> apply(Plan plan) {
     if (!digest) return std::unexpected(digest.error());
     step.staged_sha256 = *digest;
     if (p.replaces) {
-      std::error_code ec;
-      if (fs::is_regular_file(fs::symlink_status(plan.root / p.relative, ec))) {
-        auto original = sha256_file(plan.root / p.relative);
-        if (!original) return std::unexpected(original.error());
-        step.original_sha256 = *original;
-      }
+      // The original is not hashed: its backup holds its bytes, which is what recovery compares
+      // a target with (classify_target).
       step.backup = fs::path("backup") / p.relative;
       ++result.replaced;
     }

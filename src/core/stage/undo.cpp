@@ -1,5 +1,9 @@
 // Undoing stage steps: shared by unstage and by the recovery of an interrupted stage.
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <fstream>
+#include <vector>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -44,6 +48,30 @@ std::string utc_now(const char* format) {
   return fmt::format(fmt::runtime(format), now);
 }
 
+namespace {
+// Whether two files hold the same bytes (the target and the backup of the original it replaced).
+Result<bool> same_bytes(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  const auto size_a = fs::file_size(a, ec);
+  if (ec) return std::unexpected(io_error("read", a, ec));
+  const auto size_b = fs::file_size(b, ec);
+  if (ec) return std::unexpected(io_error("read", b, ec));
+  if (size_a != size_b) return false;
+  std::ifstream in_a(a, std::ios::binary), in_b(b, std::ios::binary);
+  if (!in_a) return std::unexpected(io_error("open", a, std::error_code(errno, std::generic_category())));
+  if (!in_b) return std::unexpected(io_error("open", b, std::error_code(errno, std::generic_category())));
+  std::vector<char> block_a(1u << 16), block_b(1u << 16);
+  for (;;) {
+    in_a.read(block_a.data(), static_cast<std::streamsize>(block_a.size()));
+    in_b.read(block_b.data(), static_cast<std::streamsize>(block_b.size()));
+    if (in_a.gcount() != in_b.gcount()) return false;
+    const auto n = static_cast<std::size_t>(in_a.gcount());
+    if (n == 0) return true;
+    if (!std::equal(block_a.begin(), block_a.begin() + static_cast<std::ptrdiff_t>(n), block_b.begin())) return false;
+  }
+}
+}  // namespace
+
 Result<Ownership> classify_target(const fs::path& root, const Step& step) {
   const fs::path target = root / step.path;
   std::error_code ec;
@@ -67,7 +95,13 @@ Result<Ownership> classify_target(const fs::path& root, const Step& step) {
   auto digest = sha256_file(target);
   if (!digest) return std::unexpected(digest.error());
   if (*digest == step.staged_sha256) return Ownership::ours;
-  if (step.original_sha256 && *digest == *step.original_sha256) return Ownership::original;
+  if (step.original_sha256 && *digest == *step.original_sha256) return Ownership::original;  // journals of older zcuda
+  if (has_backup) {
+    // The original put back by hand while its backup is still there.
+    auto same = same_bytes(target, stage_dir(root) / *step.backup);
+    if (!same) return std::unexpected(same.error());
+    if (*same) return Ownership::original;
+  }
   return Ownership::users;
 }
 

@@ -129,6 +129,20 @@ TEST_F(StageFixture, ChangedStagedFileIsRefusedThenKeptWithForce) {
   EXPECT_EQ(after, before);
 }
 
+// The user puts the original back by hand (a copy of the backup) and then unstages: the file is
+// recognised as the original by comparing it with the backup, so there is no conflict.
+TEST_F(StageFixture, OriginalPutBackByHandIsRecognisedWithoutAConflict) {
+  const auto before = snapshot(app);
+  ASSERT_EQ(zcuda({"stage", app.string(), "--runtime-dir", runtime.string()}).exit_code, 0);
+  const fs::path backup = app / ".zcuda-stage" / "backup" / cuda_names.driver;
+  ASSERT_TRUE(fs::exists(backup));
+  fs::remove(app / cuda_names.driver);
+  fs::copy_file(backup, app / cuda_names.driver);
+  auto unstaged = zcuda({"unstage", app.string()});
+  ASSERT_EQ(unstaged.exit_code, 0) << unstaged.err;
+  EXPECT_EQ(snapshot(app), before);
+}
+
 // An installed runtime: the fixture's runtime copied to <home>/installs/zluda/v-test/, its files
 // dated an hour back (as an installed runtime is older than a stage of it), and a receipt
 // beside it. `digest_of` gives each file's receipt digest (default: its true SHA-256);
