@@ -83,8 +83,9 @@ Result<Extracted> extract_stream(Stream& stream, Format format, const std::files
 
 // As extract_stream, with several readers of the same bytes (the same growing download, each from
 // its start): a zip is extracted by one worker per stream, each writing a share of its entries
-// (and skipping the data of the others'), every worker checking every header. A tar.gz uses the
-// first stream only. The entries come back in archive order.
+// (and skipping the data of the others'), every worker checking every header. A tar.gz, or any
+// archive on Windows (where links become copies of their files), uses the first stream only. The
+// entries come back in archive order.
 Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format format, const std::filesystem::path& label,
                                   const std::filesystem::path& destination, const ExtractOptions& options);
 

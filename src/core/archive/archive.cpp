@@ -622,8 +622,10 @@ Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format fo
     if (!ec) ec = std::make_error_code(std::errc::file_exists);
     return std::unexpected(io_error("create folder", destination, ec));
   }
-  // A tar.gz is one gzip stream: every worker would inflate all of it.
-  const std::size_t workers = format == Format::zip ? streams.size() : 1;
+  // A tar.gz is one gzip stream: every worker would inflate all of it. On Windows links become
+  // copies of the files they name, which must all be in one worker's hands.
+  const bool shareable = format == Format::zip && platform::current_os() != platform::Os::windows;
+  const std::size_t workers = shareable ? streams.size() : 1;
   auto result = run_workers(workers, [&](Share share) { return stream_part(*streams[share.worker], format, label, destination, options, share); });
   if (!result) fs::remove_all(destination, ec);
   return result;
