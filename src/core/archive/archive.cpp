@@ -66,15 +66,27 @@ Error damaged(const fs::path& file, struct archive* a) {
   return e;
 }
 
-Result<Reader> open_reader(const fs::path& file, Format format) {
+// A reader for `format` and nothing else. A zip is read from its central directory when the file
+// can seek, by its local headers front to back when it streams.
+enum class Access { seekable, streamed };
+Result<Reader> new_reader(Format format, Access access) {
   Reader reader(archive_read_new());
   if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
-  if (format == Format::zip) {
+  if (format == Format::zip && access == Access::seekable) {
     archive_read_support_format_zip(reader.get());
+  } else if (format == Format::zip) {
+    archive_read_support_format_zip_streamable(reader.get());
   } else {
     archive_read_support_filter_gzip(reader.get());
     archive_read_support_format_tar(reader.get());
   }
+  return reader;
+}
+
+Result<Reader> open_reader(const fs::path& file, Format format) {
+  auto made = new_reader(format, Access::seekable);
+  if (!made) return std::unexpected(made.error());
+  Reader reader = std::move(*made);
   int rc = libarchive_names::open_read(reader.get(), file.c_str(), kReadBlock);
   if (rc != ARCHIVE_OK) {
     int err = archive_errno(reader.get());
@@ -579,15 +591,10 @@ namespace {
 Result<Part> stream_part(Stream& stream, Format format, const fs::path& label, const fs::path& destination, const ExtractOptions& options,
                          Share share) {
   StreamState state{&stream, std::vector<char>(kReadBlock), std::nullopt};
-  Reader reader(archive_read_new());
-  if (!reader) return fail(ErrorKind::internal, "libarchive could not allocate a reader");
-  if (format == Format::zip) {
-    // Local headers, front to back; confirm_zip compares them with the central directory.
-    archive_read_support_format_zip_streamable(reader.get());
-  } else {
-    archive_read_support_filter_gzip(reader.get());
-    archive_read_support_format_tar(reader.get());
-  }
+  // A zip by its local headers; confirm_zip compares them with the central directory.
+  auto made = new_reader(format, Access::streamed);
+  if (!made) return std::unexpected(made.error());
+  Reader reader = std::move(*made);
   if (archive_read_open(reader.get(), &state, nullptr, &read_stream, nullptr) != ARCHIVE_OK) {
     if (state.error) return std::unexpected(*state.error);
     return fail(ErrorKind::invalid_input,
