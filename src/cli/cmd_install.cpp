@@ -78,7 +78,7 @@ std::string state_label(const ui::Style& style, install::State state) {
 }
 
 std::string render_dry_run(const ui::Style& style, const install::Plan& plan, const install::Report& report) {
-  std::string text = fmt::format("Plan for {}, channel {} (manifest: {})\n", platform::os_id(plan.os), plan.channel,
+  std::string text = fmt::format("Plan for {}, channel {} (manifest: {})\n", platform::os_id(plan.os), manifest::to_string(plan.channel),
                                  plan.manifest_origin == "embedded" ? "built-in" : plan.manifest_origin);
   for (const auto& o : report.outcomes) {
     if (o.state == install::State::skipped) {
@@ -167,8 +167,9 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
   if (!manifest) return std::unexpected(manifest.error());
 
   install::Selection selection;
-  if (!args.os.empty()) selection.os = args.os == "windows" ? platform::Os::windows : platform::Os::linux;
-  selection.channel = args.channel;
+  // CLI11 checked both words (IsMember).
+  if (!args.os.empty()) selection.os = platform::os_from_id(args.os).value_or(platform::current_os());
+  selection.channel = manifest::channel_from_word(args.channel).value_or(manifest::Channel::stable);
   selection.with_libtorch = args.with_libtorch;
   selection.only = args.only;
   auto plan = install::make_plan(*manifest, selection, context.home);
@@ -179,7 +180,7 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
   CommandOutput out;
   out.json = report_json(*report, args.dry_run);
   out.json["os"] = platform::os_id(plan->os);
-  out.json["channel"] = plan->channel;
+  out.json["channel"] = manifest::to_string(plan->channel);
   out.json["manifest"] = plan->manifest_origin;
   out.text = args.dry_run ? render_dry_run(context.style, *plan, *report) : render_report(context.style, *report);
   if (report->first_error) out.exit_code = exit_code(report->first_error->kind);

@@ -21,9 +21,9 @@ namespace zcuda::install {
 
 struct Selection {
   platform::Os os = platform::current_os();
-  std::string channel = "stable";  // "stable" | "latest"
-  bool with_libtorch = false;      // include the optional LibTorch artifact
-  std::vector<std::string> only;   // artifact ids or component names; empty: all that apply
+  manifest::Channel channel = manifest::Channel::stable;
+  bool with_libtorch = false;     // include the optional LibTorch artifact
+  std::vector<std::string> only;  // artifact ids or component names; empty: all that apply
 };
 
 struct PlanItem {
@@ -36,7 +36,7 @@ struct PlanItem {
 struct Plan {
   std::vector<PlanItem> items;  // in manifest order
   platform::Os os = platform::Os::linux;
-  std::string channel;
+  manifest::Channel channel = manifest::Channel::stable;
   std::string manifest_origin;
 };
 

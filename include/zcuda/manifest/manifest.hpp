@@ -18,12 +18,14 @@ inline constexpr int kFormatVersion = 1;
 
 enum class ArchiveKind { zip, tar_gz, none };
 enum class TargetOs { windows, linux, any };
+// ZLUDA's release lines: "stable" (v6) and "latest" (v7 previews), as manifests and --channel spell them.
+enum class Channel { stable, latest };
 
 struct Artifact {
-  std::string id;                      // unique in the manifest; what --only and --remove name
-  std::string component;               // install folder name: "zluda", "libtorch"
-  std::string version;                 // folder name under the component: "v6-preview.69"
-  std::optional<std::string> channel;  // "stable" | "latest"; absent: part of every channel
+  std::string id;                  // unique in the manifest; what --only and --remove name
+  std::string component;           // install folder name: "zluda", "libtorch"
+  std::string version;             // folder name under the component: "v6-preview.69"
+  std::optional<Channel> channel;  // absent: part of every channel
   TargetOs os = TargetOs::any;
   std::string url;
   std::vector<std::string> mirrors;   // tried in order after url
@@ -51,6 +53,8 @@ Result<Manifest> load_embedded();  // manifests/artifacts.json, built into the b
 
 std::string_view to_string(ArchiveKind kind);
 std::string_view to_string(TargetOs os);
+std::string_view to_string(Channel channel);
+std::optional<Channel> channel_from_word(std::string_view word);
 
 // True when `path` is a safe relative path with '/' separators (no "..", no absolute or drive
 // prefix, no backslash): the rule for "root" and "expected_files".

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zcuda/base/error.hpp>
@@ -44,9 +45,11 @@ Result<std::vector<DisplayDriverKey>> display_driver_keys();
 // machine's (HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment) and the user's
 // (HKCU\Environment), REG_EXPAND_SZ values expanded. An installer that sets HIP_PATH changes
 // these; a terminal opened before it keeps its old environment.
+enum class VariableScope { machine, user };
+inline std::string_view to_string(VariableScope scope) { return scope == VariableScope::machine ? "machine" : "user"; }
 struct RegisteredVariable {
   std::string value;
-  std::string scope;  // "machine" or "user"
+  VariableScope scope = VariableScope::machine;
 };
 Result<std::map<std::string, RegisteredVariable>> registered_environment();
 

@@ -129,7 +129,7 @@ std::vector<Candidate> candidates(const SystemView& view, const platform::Enviro
     std::map<std::string, std::string> later;
     for (const auto& [key, variable] : registered) later[key] = variable.value;
     for (const auto& [key, value] : hip_path_variables(later)) {
-      add(path_from_utf8(value), fmt::format("{} ({} environment)", key, registered.at(key).scope));
+      add(path_from_utf8(value), fmt::format("{} ({} environment)", key, platform::windows::to_string(registered.at(key).scope)));
     }
     std::string program_files = env_value(env, "ProgramFiles");
     if (program_files.empty()) program_files = "C:\\Program Files";

@@ -49,7 +49,8 @@ Result<Plan> make_plan(const manifest::Manifest& manifest, const Selection& sele
       item.skip_reason = fmt::format("for {} (pass --os {} to prepare it here)", manifest::to_string(artifact.os), manifest::to_string(artifact.os));
     } else if (artifact.channel && *artifact.channel != selection.channel) {
       any_for_os = true;
-      item.skip_reason = fmt::format("in the {} channel (pass --channel {})", *artifact.channel, *artifact.channel);
+      const auto channel = manifest::to_string(*artifact.channel);
+      item.skip_reason = fmt::format("in the {} channel (pass --channel {})", channel, channel);
     } else if (!selection.only.empty() && !explicitly_named) {
       any_for_os = true;
       item.skip_reason = "not named by --only";

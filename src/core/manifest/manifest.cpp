@@ -1,3 +1,4 @@
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/manifest/manifest.hpp>
 
 #include <algorithm>
@@ -167,9 +168,8 @@ Status parse_identity(const Fields& f, Artifact& a) {
   auto channel = f.string("channel", false);
   if (!channel) return std::unexpected(channel.error());
   if (*channel) {
-    if (**channel != "stable" && **channel != "latest")
-      return check.error(path + ".channel", fmt::format("expected \"stable\" or \"latest\", got \"{}\"", **channel));
-    a.channel = **channel;
+    a.channel = channel_from_word(**channel);
+    if (!a.channel) return check.error(path + ".channel", fmt::format("expected \"stable\" or \"latest\", got \"{}\"", **channel));
   }
 
   auto os = f.string("os", true);
@@ -295,7 +295,7 @@ Result<Artifact> parse_artifact(const json& entry, const std::string& path, cons
 }
 
 bool os_overlap(TargetOs a, TargetOs b) { return a == b || a == TargetOs::any || b == TargetOs::any; }
-bool channel_overlap(const std::optional<std::string>& a, const std::optional<std::string>& b) { return !a || !b || *a == *b; }
+bool channel_overlap(const std::optional<Channel>& a, const std::optional<Channel>& b) { return !a || !b || *a == *b; }
 
 // Entries that would fight over one folder, or leave the choice for an OS and channel open.
 Status check_set(const std::vector<Artifact>& artifacts, const Checker& check) {
@@ -312,7 +312,10 @@ Status check_set(const std::vector<Artifact>& artifacts, const Checker& check) {
       if (a.component == b.component && os_overlap(a.os, b.os) && channel_overlap(a.channel, b.channel)) {
         return check.error(path + ".channel",
                            fmt::format("artifacts[{}] is already the {} artifact for os \"{}\" in channel \"{}\"; give each a distinct os or channel",
-                                       i, b.component, to_string(b.os), b.channel.value_or(a.channel.value_or("any"))));
+                                       i, b.component, to_string(b.os),
+                                       b.channel   ? to_string(*b.channel)
+                                       : a.channel ? to_string(*a.channel)
+                                                   : "any"));
       }
     }
   }
@@ -332,6 +335,10 @@ std::string_view to_string(ArchiveKind kind) {
   }
   return "?";
 }
+
+std::string_view to_string(Channel channel) { return channel == Channel::stable ? "stable" : "latest"; }
+
+std::optional<Channel> channel_from_word(std::string_view word) { return enum_from_word(word, {Channel::stable, Channel::latest}); }
 
 std::string_view to_string(TargetOs os) {
   switch (os) {

@@ -114,7 +114,7 @@ Result<std::vector<DisplayDriverKey>> display_driver_keys() {
 namespace {
 
 // Every string value of a key, REG_EXPAND_SZ ones expanded against this process's environment.
-void read_variables(HKEY root, const wchar_t* path, const char* scope, std::map<std::string, RegisteredVariable>& out) {
+void read_variables(HKEY root, const wchar_t* path, VariableScope scope, std::map<std::string, RegisteredVariable>& out) {
   HKEY key = nullptr;
   if (RegOpenKeyExW(root, path, 0, KEY_READ, &key) != ERROR_SUCCESS) return;
   std::vector<wchar_t> name(16384);
@@ -151,8 +151,8 @@ void read_variables(HKEY root, const wchar_t* path, const char* scope, std::map<
 
 Result<std::map<std::string, RegisteredVariable>> registered_environment() {
   std::map<std::string, RegisteredVariable> variables;
-  read_variables(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment", "machine", variables);
-  read_variables(HKEY_CURRENT_USER, L"Environment", "user", variables);
+  read_variables(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment", VariableScope::machine, variables);
+  read_variables(HKEY_CURRENT_USER, L"Environment", VariableScope::user, variables);
   return variables;
 }
 

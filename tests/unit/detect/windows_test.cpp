@@ -158,7 +158,7 @@ TEST_F(DetectWindows, UserVariablesWinOverMachineOnes) {
   auto variables = platform::windows::registered_environment();
   ASSERT_TRUE(variables) << variables.error().message;
   ASSERT_TRUE(variables->contains("HIP_PATH"));
-  EXPECT_EQ(variables->at("HIP_PATH").scope, "user");
+  EXPECT_EQ(variables->at("HIP_PATH").scope, platform::windows::VariableScope::user);
   auto p = detect_live({{"ProgramFiles", path_to_utf8(tmp / "elsewhere")}});
   ASSERT_FALSE(p.hip_installs.empty());
   EXPECT_EQ(p.hip_installs[0].version, "6.4");
@@ -171,7 +171,7 @@ TEST_F(DetectWindows, UserVariablesWinOverMachineOnes) {
   ASSERT_TRUE(variables) << variables.error().message;
   EXPECT_FALSE(variables->contains("HIP_PATH"));
   ASSERT_TRUE(variables->contains("Hip_Path"));
-  EXPECT_EQ(variables->at("Hip_Path").scope, "user");
+  EXPECT_EQ(variables->at("Hip_Path").scope, platform::windows::VariableScope::user);
 }
 
 // HKLM\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-...}: one numbered subkey per display

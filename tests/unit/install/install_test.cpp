@@ -108,7 +108,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
   EXPECT_NE(plan->items[2].skip_reason.find("--with-libtorch"), std::string::npos);
   EXPECT_EQ(plan->items[0].destination, dir.path() / "installs" / "zluda" / "v6-preview.69");
 
-  windows.channel = "latest";
+  windows.channel = manifest::Channel::latest;
   windows.with_libtorch = true;
   plan = make_plan(m, windows, home);
   ASSERT_TRUE(plan);
@@ -116,7 +116,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
   EXPECT_TRUE(plan->items[1].selected);
   EXPECT_TRUE(plan->items[2].selected);
 
-  windows.channel = "stable";
+  windows.channel = manifest::Channel::stable;
   windows.with_libtorch = false;
   windows.only = {"libtorch"};
   plan = make_plan(m, windows, home);
@@ -244,7 +244,7 @@ TEST(Install, RemoveByIdOrComponentIsReceiptGuided) {
   auto v1 = f.entry();
   v1["channel"] = "stable";
   Selection latest;
-  latest.channel = "latest";
+  latest.channel = manifest::Channel::latest;
   auto plan = make_plan(f.manifest({v1, v2}), latest, f.home);
   ASSERT_TRUE(plan);
   ASSERT_TRUE(run(*plan, f.home, {}));

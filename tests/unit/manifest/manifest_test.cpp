@@ -154,7 +154,7 @@ TEST(Manifest, EmbeddedManifestIsThePinnedSet) {
   EXPECT_EQ(stable.size, 32944552u);
   EXPECT_EQ(stable.root, "zluda");
   const auto& latest = m->artifacts[1];
-  EXPECT_EQ(latest.channel, "latest");
+  EXPECT_EQ(latest.channel, Channel::latest);
   EXPECT_EQ(latest.url, "https://github.com/vosen/ZLUDA/releases/download/v7-preview.10/zluda-windows-9c8b43f.zip");
   EXPECT_EQ(latest.sha256, "a80cfa84217773a1ca0f6b7eb2ee1de9de8cfd654adcab052b1978b031ccb74b");
   EXPECT_FALSE(latest.size.has_value()) << "the publisher's size is not known; none may be invented";

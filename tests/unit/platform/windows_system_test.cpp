@@ -72,10 +72,10 @@ TEST(WindowsSystem, ExpandableVariablesAreExpanded) {
   auto vars = windows::registered_environment();
   ASSERT_TRUE(vars);
   EXPECT_EQ(vars->at("ZCUDA_PLAIN").value, "%NOT_EXPANDED%");
-  EXPECT_EQ(vars->at("ZCUDA_PLAIN").scope, "machine");
+  EXPECT_EQ(vars->at("ZCUDA_PLAIN").scope, windows::VariableScope::machine);
   EXPECT_EQ(vars->at("ZCUDA_EXPANDED").value, *platform::get_env("SystemRoot") + "\\zcuda");
   EXPECT_EQ(vars->at("ZCUDA_UNICODE").value, "C:\\Usérs\\José");
-  EXPECT_EQ(vars->at("ZCUDA_UNICODE").scope, "user");
+  EXPECT_EQ(vars->at("ZCUDA_UNICODE").scope, windows::VariableScope::user);
 }
 
 TEST(WindowsSystem, FileVersionOfZcudaItself) {
