@@ -118,9 +118,11 @@ archive::Format format_of(const manifest::Artifact& a) {
 
 // The download runs on a second thread while this one extracts from its partial file into
 // `temp`; a zip by several workers, each following the partial file with a reader of its own and
-// writing a share of the entries (the others' data it reads past without inflating). Nothing counts until the digest has verified: a failed download,
-// or bytes that changed under the extraction (a restart from zero), end the same way as in the sequential path (the error, or an extraction again
-// from the verified file). A zip's local headers are then confirmed against its central directory.
+// writing a share of the entries (the others' data it reads past without inflating). Nothing
+// counts until the digest has verified: a failed download, or bytes that changed under the
+// extraction (a restart from zero), end the same way as in the sequential path (the error, or an
+// extraction again from the verified file). A zip's local headers are then confirmed against its
+// central directory.
 Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Request& request, const fetch::Cache& cache, fetch::Options fetch_options,
                                                              const manifest::Artifact& a, const fs::path& temp,
                                                              const archive::ExtractOptions& extract_options, Outcome& out) {
@@ -163,7 +165,7 @@ Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Reques
     if (!again) return std::unexpected(again.error());
     return std::move(again->entries);
   }
-  if (!extracted) return std::unexpected(extracted.error());  // extract_stream removed temp
+  if (!extracted) return std::unexpected(extracted.error());  // extract_streams removed temp
   if (a.archive == manifest::ArchiveKind::zip) {
     if (auto confirmed = archive::confirm_zip(file, *extracted, a.root); !confirmed) return abandon(confirmed.error());
   }
