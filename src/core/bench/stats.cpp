@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/enum_words.hpp>
+
 namespace zcuda::bench {
 
 std::string_view to_string(Better better) { return better == Better::higher ? "higher" : "lower"; }
@@ -24,17 +26,10 @@ std::string_view to_string(Verdict verdict) {
   return "invalid";
 }
 
-std::optional<Better> parse_better(std::string_view text) {
-  if (text == "higher") return Better::higher;
-  if (text == "lower") return Better::lower;
-  return std::nullopt;
-}
+std::optional<Better> parse_better(std::string_view text) { return enum_from_word(text, {Better::higher, Better::lower}); }
 
 std::optional<Verdict> parse_verdict(std::string_view text) {
-  for (Verdict v : {Verdict::a_better, Verdict::b_better, Verdict::no_clear_difference, Verdict::invalid}) {
-    if (to_string(v) == text) return v;
-  }
-  return std::nullopt;
+  return enum_from_word(text, {Verdict::a_better, Verdict::b_better, Verdict::no_clear_difference, Verdict::invalid});
 }
 
 double median(std::vector<double> values) {

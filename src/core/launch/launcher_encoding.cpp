@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::launch {
@@ -32,10 +33,7 @@ std::string_view to_string(LauncherJoin join) {
 }
 
 std::optional<LauncherJoin> launcher_join_from_string(std::string_view text) {
-  for (auto join : {LauncherJoin::quoting, LauncherJoin::spaces, LauncherJoin::no_separator}) {
-    if (to_string(join) == text) return join;
-  }
-  return std::nullopt;
+  return enum_from_word(text, {LauncherJoin::quoting, LauncherJoin::spaces, LauncherJoin::no_separator});
 }
 
 std::vector<std::string> split_windows_command_line(std::string_view line) {

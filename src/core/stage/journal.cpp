@@ -1,4 +1,5 @@
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/json_text.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/journal.hpp>
@@ -19,10 +20,7 @@ namespace {
 constexpr int kSchema = 1;
 
 std::optional<StepState> step_state(std::string_view s) {
-  for (auto st : {StepState::planned, StepState::backed_up, StepState::placed, StepState::restored}) {
-    if (to_string(st) == s) return st;
-  }
-  return std::nullopt;
+  return enum_from_word(s, {StepState::planned, StepState::backed_up, StepState::placed, StepState::restored});
 }
 
 // A journal path must stay inside its folder: a tampered journal must not make unstage move
@@ -89,13 +87,9 @@ Result<Journal> parse_journal(std::string_view text) {
     if (j.at("schema").get<int>() != kSchema) return bad(fmt::format("unknown schema {}", j.at("schema").dump()));
     Journal journal;
     const auto operation = j.at("operation").get<std::string>();
-    if (operation == to_string(Operation::stage)) {
-      journal.operation = Operation::stage;
-    } else if (operation == to_string(Operation::unstage)) {
-      journal.operation = Operation::unstage;
-    } else {
-      return bad("unknown operation " + operation);
-    }
+    const auto known = enum_from_word(operation, {Operation::stage, Operation::unstage});
+    if (!known) return bad("unknown operation " + operation);
+    journal.operation = *known;
     journal.complete = j.at("complete").get<bool>();
     journal.root = j.value("root", "");
     journal.runtime = j.value("runtime", "");
