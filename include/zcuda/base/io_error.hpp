@@ -11,4 +11,8 @@ namespace zcuda {
 // permissions, ...).
 Error io_error(std::string_view action, const std::filesystem::path& path, std::error_code ec);
 
+// A file that could not be opened for reading: ErrorKind::not_found when it does not exist,
+// otherwise io_error("read", ...).
+Error open_for_reading_error(const std::filesystem::path& path, std::error_code ec);
+
 }  // namespace zcuda

@@ -18,4 +18,9 @@ Error io_error(std::string_view action, const std::filesystem::path& path, std::
   return error;
 }
 
+Error open_for_reading_error(const std::filesystem::path& path, std::error_code ec) {
+  if (ec == std::errc::no_such_file_or_directory) return Error{ErrorKind::not_found, fmt::format("{} does not exist", path), {}, {}};
+  return io_error("read", path, ec);
+}
+
 }  // namespace zcuda

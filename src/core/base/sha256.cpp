@@ -66,13 +66,7 @@ bool is_sha256_hex(const std::string& text) {
 
 Result<std::string> sha256_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::error_code ec(errno, std::generic_category());
-    if (ec == std::errc::no_such_file_or_directory) {
-      return fail(ErrorKind::not_found, fmt::format("{} does not exist", file));
-    }
-    return std::unexpected(io_error("read", file, ec));
-  }
+  if (!in) return std::unexpected(open_for_reading_error(file, std::error_code(errno, std::generic_category())));
   Sha256 hasher;
   // Large reads keep the hash near the speed of `openssl dgst` on multi-GB files. One buffer per
   // thread: a fresh megabyte per file cost a page fault per 4 KiB on every small file.

@@ -23,13 +23,7 @@ namespace fs = std::filesystem;
 
 Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec(errno, std::generic_category());
-    if (ec == std::errc::no_such_file_or_directory) {
-      return fail(ErrorKind::not_found, fmt::format("{} does not exist", path));
-    }
-    return std::unexpected(io_error("read", path, ec));
-  }
+  if (!in) return std::unexpected(open_for_reading_error(path, std::error_code(errno, std::generic_category())));
   std::string content;
   char buffer[8192];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
