@@ -12,6 +12,7 @@
 
 namespace zcuda::stage {
 
+// backed_up is only in journals of older zcuda, which saved the journal between the two moves.
 enum class StepState { planned, backed_up, placed, restored };
 std::string_view to_string(StepState state);
 

@@ -61,7 +61,6 @@ Status carry_out(const fs::path& root, Journal& journal) {
       if (ec) return std::unexpected(io_error("create the backup folder", backup.parent_path(), ec));
       if (auto moved = platform::rename_with_retry(target, backup); !moved) return moved;
       crash_point();
-      step.state = StepState::backed_up;
     }
     // Link or copy beside the target, then rename: the target never holds a partial file.
     const fs::path temp = detail::temp_path(target);
