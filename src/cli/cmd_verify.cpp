@@ -97,11 +97,6 @@ CommandOutput render(const Context& context, const verify::Report& report, const
 
   // The headline and its tally count the same checks; the others are counted apart.
   const verify::Summary summary = verify::summarize(report);
-  auto tally = [](const std::map<verify::CheckStatus, int>& counts) {
-    std::string line;
-    for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + fmt::format("{} {}", n, to_string(status));
-    return line;
-  };
   text += "\n";
   if (summary.explicit_selection) {
     text += summary.passed ? style.green(fmt::format("All {} selected checks pass", summary.counted))
@@ -110,8 +105,8 @@ CommandOutput render(const Context& context, const verify::Report& report, const
     text += summary.passed ? style.green(fmt::format("All {} core checks pass", summary.counted))
                            : style.red(fmt::format("{} of {} core checks pass", summary.counted_passed, summary.counted));
   }
-  if (!summary.statuses.empty()) text += fmt::format(" ({})", tally(summary.statuses));
-  if (!summary.others.empty()) text += fmt::format("; other checks: {}", tally(summary.others));
+  if (!summary.statuses.empty()) text += fmt::format(" ({})", verify::tally(summary.statuses));
+  if (!summary.others.empty()) text += fmt::format("; other checks: {}", verify::tally(summary.others));
   text += fmt::format(", in {}.\n", format_duration(report.seconds));
   const auto level = verify::ladder::assess(verify::ladder::outcomes(report.checks), report.application_verified);
   text += style.bold("Level: ") + verify::ladder::describe(level) + "\n";

@@ -77,6 +77,8 @@ struct LibraryFile {
 enum class CheckStatus { pass, fail, unsupported, missing, error, crash, timeout };
 std::string_view to_string(CheckStatus status);
 std::optional<CheckStatus> check_status_from(std::string_view word);
+// Counts by status as a person reads them: "9 pass, 1 fail" (in the enum's order).
+std::string tally(const std::map<CheckStatus, int>& counts);
 
 struct CheckResult {
   std::string name;

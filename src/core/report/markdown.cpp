@@ -70,8 +70,7 @@ std::string verify_summary(const Result<std::optional<verify::Report>>& saved) {
   if (!*saved) return "not run";
   std::map<verify::CheckStatus, int> counts;
   for (const auto& c : (*saved)->checks) counts[c.status]++;
-  std::string out;
-  for (const auto& [status, n] : counts) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, to_string(status));
+  const std::string out = verify::tally(counts);
   return out.empty() ? "no checks" : out;
 }
 

@@ -1,5 +1,7 @@
 #include <zcuda/verify/verify.hpp>
 
+#include <fmt/format.h>
+
 #include <zcuda/base/enum_words.hpp>
 
 namespace zcuda::verify {
@@ -27,6 +29,12 @@ std::string_view to_string(CheckStatus status) {
 std::optional<CheckStatus> check_status_from(std::string_view word) {
   return enum_from_word(word, {CheckStatus::pass, CheckStatus::fail, CheckStatus::unsupported, CheckStatus::missing, CheckStatus::error,
                                CheckStatus::crash, CheckStatus::timeout});
+}
+
+std::string tally(const std::map<CheckStatus, int>& counts) {
+  std::string line;
+  for (const auto& [status, n] : counts) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", n, to_string(status));
+  return line;
 }
 
 }  // namespace zcuda::verify
