@@ -71,21 +71,16 @@ class Stream {
   virtual Result<std::size_t> read(void* buffer, std::size_t size) = 0;
 };
 
-// Extracts while reading `stream` once, front to back, into `destination` (which must not exist):
-// each entry header is checked as it arrives (the same checks as scan), files and folders are
-// written and hashed as their bytes arrive, and links are made only once the whole archive has
-// passed, so a refusal found late has made no link. A zip is read by its local headers: call
-// confirm_zip with the complete file afterwards. There is no free-space check before writing (the
-// sizes are not known yet). `label` names the archive in messages. On failure `destination` is
-// removed.
-Result<Extracted> extract_stream(Stream& stream, Format format, const std::filesystem::path& label, const std::filesystem::path& destination,
-                                 const ExtractOptions& options);
-
-// As extract_stream, with several readers of the same bytes (the same growing download, each from
-// its start): a zip is extracted by one worker per stream, each writing a share of its entries
-// (and skipping the data of the others'), every worker checking every header. A tar.gz, or any
-// archive on Windows (where links become copies of their files), uses the first stream only. The
-// entries come back in archive order.
+// Extracts while reading `streams`, front to back, into `destination` (which must not exist). The
+// streams are readers of the same bytes (the same growing download, each from its start): a zip is
+// extracted by one worker per stream, each writing a share of its entries and skipping the data of
+// the others'. A tar.gz, or any archive on Windows (where links become copies of their files),
+// uses the first stream only. Every worker checks each entry header as it arrives (the same checks
+// as scan); files and folders are written and hashed as their bytes arrive, and links are made
+// only once the whole archive has passed, so a refusal found late has made no link. A zip is read
+// by its local headers: call confirm_zip with the complete file afterwards. There is no free-space
+// check before writing (the sizes are not known yet). `label` names the archive in messages. The
+// entries come back in archive order. On failure `destination` is removed.
 Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format format, const std::filesystem::path& label,
                                   const std::filesystem::path& destination, const ExtractOptions& options);
 
@@ -93,7 +88,7 @@ Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format fo
 // than one per 8 MiB (threads gain a small archive nothing).
 std::size_t suggested_workers(std::uint64_t bytes);
 
-// Checks a zip that extract_stream read against its central directory, which is what other tools
+// Checks a zip that extract_streams read against its central directory, which is what other tools
 // read: the same entries inside root with the same types, sizes and link targets, and the scan's
 // checks over the central directory's names. ErrorKind::integrity naming an entry when not.
 Status confirm_zip(const std::filesystem::path& file, const Extracted& extracted, const std::optional<std::string>& root);

@@ -618,10 +618,6 @@ Result<Part> stream_part(Stream& stream, Format format, const fs::path& label, c
 
 }  // namespace
 
-Result<Extracted> extract_stream(Stream& stream, Format format, const fs::path& label, const fs::path& destination, const ExtractOptions& options) {
-  return extract_streams({&stream}, format, label, destination, options);
-}
-
 Result<Extracted> extract_streams(const std::vector<Stream*>& streams, Format format, const fs::path& label, const fs::path& destination,
                                   const ExtractOptions& options) {
   std::error_code ec;
