@@ -27,6 +27,8 @@ Status apply_inline_globals(const InlineGlobals& g, Context& context) {
 void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
   sub.add_flag("--no-stage", f.no_stage, "Do not stage the program's folder before launching");
   sub.add_flag("--direct", f.direct, "Windows: launch the program itself, not through zluda.exe");
+  sub.add_flag("--ld-audit", f.ld_audit,
+               "Linux: load ZLUDA through LD_AUDIT (its zluda_ld, ZLUDA's alternative method) instead of LD_LIBRARY_PATH (its recommended one)");
   sub.add_option("--zluda-cc", f.zluda_cc, "Compute capability ZLUDA reports (ZLUDA_CC)")->capture_default_str();
   sub.add_option("--gfx", f.gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
   sub.add_option("--device", f.device,
@@ -53,6 +55,7 @@ launch::Options launch_options(const LaunchFlags& f, const std::string& program,
   options.gfx = f.gfx;
   options.device = f.device;
   options.direct = f.direct;
+  options.ld_audit = f.ld_audit;
   options.tf32_override = !f.no_tf32_override;
   // Detection fills what the user did not set: the discrete GPU when an integrated one comes
   // first, its gfx for the kernel folders, the HIP SDK / ROCm root.

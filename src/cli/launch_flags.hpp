@@ -32,6 +32,7 @@ struct LaunchFlags {
   std::string zluda_cc = launch::kDefaultZludaCc;
   bool no_stage = false;
   bool direct = false;
+  bool ld_audit = false;
   bool no_detect = false;
   bool no_tf32_override = false;
 };

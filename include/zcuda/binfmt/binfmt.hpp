@@ -69,3 +69,20 @@ Result<bool> has_fatbin(const ByteSource& source);
 Result<bool> file_has_fatbin(const std::filesystem::path& file);
 
 }  // namespace zcuda::binfmt
+
+namespace zcuda::binfmt {
+
+// IMAGE_FILE_MACHINE_I386: a 32-bit x86 Windows program or DLL (ZLUDA's "32" folder serves these).
+inline constexpr std::uint16_t kPeMachineI386 = 0x14c;
+inline bool is_x86_32_pe(const Imports& imports) { return imports.format == Format::pe && !imports.is_64bit && imports.machine == kPeMachineI386; }
+
+// The 40-character lowercase hexadecimal strings a file carries, each bounded by bytes that are
+// not hexadecimal digits, in file order without repeats. ZLUDA's 32-bit nvcuda.dll and its
+// zluda64_server.exe each embed the git commit they were built from (VERGEN_GIT_SHA) and refuse
+// to work together when the two differ (zluda32/src/ipc.rs, read_git_version).
+Result<std::vector<std::string>> embedded_commit_ids(const std::filesystem::path& file);
+
+// Whether `file` holds `text` anywhere in its bytes.
+Result<bool> file_contains(const std::filesystem::path& file, std::string_view text);
+
+}  // namespace zcuda::binfmt

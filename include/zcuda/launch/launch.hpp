@@ -31,6 +31,7 @@ struct Options {
   std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
   bool direct = false;                                         // Windows: do not go through zluda.exe
+  bool ld_audit = false;                                       // Linux: load ZLUDA through LD_AUDIT (zluda_ld), not LD_LIBRARY_PATH (--ld-audit)
   bool tf32_override = true;                                   // TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 unless already set
   // How this zluda.exe joins its target's arguments (launcher.hpp learns it); unset: the
   // arguments go to zluda.exe as given.

@@ -15,7 +15,7 @@ namespace zcuda::stage {
 
 // A library family ZLUDA implements.
 struct Family {
-  std::string_view id;         // "cuda", "nvml", "cublas", "cublaslt", "cusparse", "cufft", "cudnn"
+  std::string_view id;         // "cuda", "nvml", "cublas", "cublaslt", "cusparse", "cufft", "cudnn", "nvapi"
   std::string_view display;    // "CUDA driver", "cuBLAS", ...
   std::string_view backend;    // what it forwards to: "HIP runtime", "rocBLAS", "MIOpen", ...
   bool driver_level = false;   // loaded by name at run time by the CUDA runtime: placed next to the program

@@ -9,6 +9,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/launch/launcher.hpp>
+#include <zcuda/launch/server32.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/windows_system.hpp>
@@ -91,8 +92,6 @@ void remove_variable(LaunchPlan& plan, Os os, const std::string& name, std::stri
   plan.changes.push_back(EnvChange{*key, before, "", std::move(why), true});
 }
 
-constexpr std::uint16_t kMachineI386 = 0x14c;
-
 // Windows: what the program's PE header and manifest say about how it can be started. A 32-bit
 // program needs ZLUDA's 32-bit launcher and DLLs (the "32" folder of recent builds): a 64-bit
 // DLL injected into it fails with "initialization routine failed". A program whose manifest
@@ -102,7 +101,7 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
   auto read = binfmt::read_imports(plan.target);
   if (!read || !*read || (*read)->format != binfmt::Format::pe) return {};
   const binfmt::Imports& pe = **read;
-  if (!pe.is_64bit && pe.machine == kMachineI386) {
+  if (binfmt::is_x86_32_pe(pe)) {
     plan.is_32bit = true;
     const fs::path folder = options.runtime.dir / "32";
     std::error_code ec;
@@ -149,6 +148,133 @@ Status check_trace(const Options& options, const fs::path& runtime, const fs::pa
   if (options.os != Os::windows && options.trace_log_dir.empty()) {
     return fail(ErrorKind::internal, "--trace was asked for without a folder for the traces");
   }
+  return {};
+}
+
+// A 32-bit program: ZLUDA's 32-bit nvcuda.dll starts zluda64_server.exe from the folder above
+// its own, else from ZLUDA64_PATH (server32.hpp). Through 32\zluda.exe the injected DLL finds
+// the runtime's server beside the 32 folder; a DLL staged into the program's folder (or found
+// there with --direct) looks above that folder instead, so ZLUDA64_PATH names the runtime's.
+Status prepare_server32(const Options& options, LaunchPlan& plan) {
+  const fs::path runtime64 = options.runtime.dir;
+  const fs::path dll = plan.runtime_dir / "nvcuda.dll";
+  std::error_code ec;
+  if (fs::is_regular_file(dll, ec)) {
+    std::vector<fs::path> dll_folders = {plan.runtime_dir};
+    if (options.direct || !fs::exists(plan.runtime_dir / "zluda.exe", ec)) dll_folders.push_back(plan.target.parent_path());
+    if (auto checked = check_server32(dll, dll_folders, runtime64); !checked) return checked;
+  }
+  set_variable(plan, options.os, "ZLUDA64_PATH", path_to_utf8(runtime64),
+               "a 32-bit program: ZLUDA's 32-bit nvcuda.dll starts zluda64_server.exe from here when there is none in the folder "
+               "above its own (a DLL staged next to the program, or started with --direct)");
+  return {};
+}
+
+// ZLUDA's own library behind each trace shim: the shims forward to the file their variable
+// names, or else to NVIDIA's default path (zluda_trace_*/src/lib.rs, get_library). The real files
+// of ZLUDA's Linux archive are lib<crate's lib name>.so (xtask), with the CUDA names as links.
+struct TraceTarget {
+  const char* variable;
+  std::vector<const char*> files;  // in the runtime folder, first found wins
+};
+
+const std::vector<TraceTarget>& linux_trace_targets() {
+  static const std::vector<TraceTarget> targets = {
+      {"ZLUDA_CUDA_LIB", {"libcuda.so", "libnvcuda.so", "libcuda.so.1"}},
+      {"ZLUDA_BLAS_LIB", {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}},
+      {"ZLUDA_BLASLT_LIB", {"libcublaslt.so", "libcublasLt.so"}},
+      {"ZLUDA_SPARSE_LIB", {"libcusparse.so", "libcusparse.so.12", "libcusparse.so.11"}},
+      {"ZLUDA_FFT_LIB", {"libcufft.so", "libcufft.so.12", "libcufft.so.11"}},
+      {"ZLUDA_DNN8_LIB", {"libcudnn64_8.so", "libcudnn.so.8"}},
+      {"ZLUDA_DNN9_LIB", {"libcudnn64_9.so", "libcudnn.so.9"}},
+      {"ZLUDA_NVML_LIB", {"libnvml.so", "libnvidia-ml.so.1", "libnvidia-ml.so"}},
+  };
+  return targets;
+}
+
+// --trace: each shim's variable names ZLUDA's own library in the runtime folder. On Windows
+// zluda.exe --zluda-trace sets the others itself, but names NVML's ZLUDA_ML_LIB while the NVML
+// shim reads ZLUDA_NVML_LIB (zluda_windows/src/lib.rs, zluda_trace_nvml/src/lib.rs).
+void set_trace_targets(const Options& options, LaunchPlan& plan, const fs::path& runtime) {
+  std::error_code ec;
+  if (options.os == Os::windows) {
+    if (fs::is_regular_file(runtime / "nvml.dll", ec)) {
+      set_variable(plan, options.os, "ZLUDA_NVML_LIB", path_to_utf8(runtime / "nvml.dll"),
+                   "--trace: the NVML trace shim forwards to ZLUDA's nvml.dll (zluda.exe sets ZLUDA_ML_LIB, which the shim does not read)");
+    }
+    return;
+  }
+  for (const auto& target : linux_trace_targets()) {
+    auto file = std::find_if(target.files.begin(), target.files.end(), [&](const char* name) { return fs::exists(runtime / name, ec); });
+    if (file == target.files.end()) continue;
+    set_variable(plan, options.os, target.variable, path_to_utf8(runtime / *file),
+                 "--trace: the trace shim forwards each call to ZLUDA's own library (without it, to NVIDIA's default path)");
+  }
+}
+
+// Where zluda_trace writes: a ZLUDA_LOG_DIR the user set is kept (the traces go where they
+// asked); otherwise, on Linux, a folder of this run's own.
+void set_trace_log_dir(const Options& options, LaunchPlan& plan, const platform::Environment& base) {
+  if (auto own = lookup(base, "ZLUDA_LOG_DIR", options.os); own && !own->empty()) return;
+  if (options.os == Os::windows) return;  // zluda.exe --zluda-trace sets %TEMP%\zluda itself
+  set_variable(plan, options.os, "ZLUDA_LOG_DIR", path_to_utf8(options.trace_log_dir),
+               "--trace: where zluda_trace writes its logs (a folder of this run's own; zcuda run says where after the program ends)");
+}
+
+// Where the run's traces will be: the ZLUDA_LOG_DIR the program sees (--env included), else on
+// Windows the one zluda.exe --zluda-trace gives it. zluda.exe appends its ZLUDA_LOG_DIR after the
+// inherited variables without replacing one the user set (zluda_inject/src/bin.rs,
+// get_env_variables_block), and Windows answers the first of two equal names. In a shared folder
+// (the user's own, or Windows' %TEMP%\zluda) only the program's own folders are this run's.
+void note_trace_folder(const Options& options, LaunchPlan& plan) {
+  const Os os = options.os;
+  auto own = lookup(plan.environment, "ZLUDA_LOG_DIR", os);
+  if (own && !own->empty()) {
+    plan.trace_dir = zcuda::path_from_utf8(*own);
+  } else if (os == Os::windows) {
+    plan.trace_dir = windows_trace_log_dir(plan.environment);
+  }
+  const bool own_folder = os != Os::windows && plan.trace_dir == options.trace_log_dir;
+  if (plan.trace_dir && !own_folder) plan.trace_program = zcuda::path_to_utf8(plan.target.filename());
+}
+
+// Linux: how the program finds ZLUDA. ZLUDA's recommended method is LD_LIBRARY_PATH, and
+// LD_AUDIT with its zluda_ld the alternative (docs/src/quick_start.md); --ld-audit picks the
+// latter. ZLUDA's libraries ask for ROCm's unversioned names (libamdhip64.so, librocblas.so,
+// ...; xtask strips the versions), which ROCm keeps in its lib folder, off the loader's default
+// path: that folder goes on LD_LIBRARY_PATH either way.
+Status set_linux_loading(const Options& options, LaunchPlan& plan, const platform::Environment& base, const fs::path& runtime,
+                         const fs::path& trace_libraries, const std::optional<fs::path>& hip) {
+  const Os os = options.os;
+  std::vector<fs::path> libraries;
+  if (!options.ld_audit) {
+    if (options.trace) libraries.push_back(trace_libraries);
+    libraries.push_back(runtime);
+  }
+  if (hip) libraries.push_back(*hip / "lib");
+  if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
+  std::string why = options.ld_audit
+                        ? "--ld-audit: zluda_ld (LD_AUDIT) redirects the CUDA libraries, so the runtime stays off this list; "
+                        : (options.trace ? "the dynamic loader finds ZLUDA's trace libraries first (they log each CUDA call), then ZLUDA's "
+                                           "libcuda.so.1, before any other (ZLUDA's recommended method; --ld-audit uses LD_AUDIT instead); "
+                                         : "the dynamic loader finds ZLUDA's libcuda.so.1 before any other (ZLUDA's recommended method; "
+                                           "--ld-audit uses LD_AUDIT instead); ");
+  why += "ROCm's lib folder, where ZLUDA finds libamdhip64.so and the other unversioned names it links";
+  if (options.libtorch) why += "; LibTorch's libraries";
+  const std::string value = prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os);
+  if (!value.empty()) set_variable(plan, os, "LD_LIBRARY_PATH", value, why);
+  if (!options.ld_audit) return {};
+  std::error_code ec;
+  // The trace folder's zluda_ld redirects to the trace libraries; the runtime's to ZLUDA's own.
+  const fs::path audit = options.trace ? trace_libraries / "zluda_ld" : runtime / "zluda_ld";
+  if (!fs::exists(audit, ec)) {
+    return fail(ErrorKind::not_found, fmt::format("--ld-audit needs ZLUDA's zluda_ld, and {} has none", audit.parent_path()),
+                "Use a ZLUDA build that ships zluda_ld (vosen/ZLUDA's Linux archives do), or leave out --ld-audit.");
+  }
+  auto before = lookup(base, "LD_AUDIT", os);
+  set_variable(plan, os, "LD_AUDIT", path_to_utf8(audit) + (before && !before->empty() ? ":" + *before : ""),
+               "--ld-audit: ZLUDA's zluda_ld redirects every CUDA library the program loads, by name or by full path, to ZLUDA's "
+               "(ZLUDA's alternative method)");
   return {};
 }
 
@@ -205,6 +331,9 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   plan.runtime_dir = options.runtime.dir;
   if (os == Os::windows) {
     if (auto checked = check_windows_program(options, plan); !checked) return std::unexpected(checked.error());
+    if (plan.is_32bit) {
+      if (auto checked = prepare_server32(options, plan); !checked) return std::unexpected(checked.error());
+    }
   }
   const fs::path runtime = plan.runtime_dir;
   // zluda_trace's libraries: the shims log each CUDA call and forward it to ZLUDA's own.
@@ -213,7 +342,9 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     if (auto checked = check_trace(options, runtime, trace_libraries); !checked) return std::unexpected(checked.error());
   }
   auto hip = find_hip(options, base);
-  if (hip) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
+  // Only ZLUDA's Windows build reads HIP_PATH (zluda_windows/src/lib.rs); Linux finds ROCm
+  // through the library path (set_linux_loading).
+  if (hip && os == Os::windows) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
   set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
@@ -254,27 +385,11 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   } else {
     // Linux finds libraries through LD_LIBRARY_PATH; PATH only picks programs (a venv's python, a
     // toolchain), so it stays exactly as the user has it.
-    std::vector<fs::path> libraries = {runtime};
-    if (options.trace) libraries.insert(libraries.begin(), trace_libraries);
-    if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
-    set("LD_LIBRARY_PATH", prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os),
-        options.trace ? "--trace: the dynamic loader finds ZLUDA's trace libraries first (they log each CUDA call), then ZLUDA's "
-                        "libcuda.so.1 (and LibTorch's libraries) before any other"
-                      : "the dynamic loader finds ZLUDA's libcuda.so.1 (and LibTorch's libraries) before any other");
-    std::error_code ec;
-    // The trace folder's zluda_ld redirects to the trace libraries; the runtime's to ZLUDA's own.
-    const fs::path audit = options.trace && fs::exists(trace_libraries / "zluda_ld", ec) ? trace_libraries / "zluda_ld" : runtime / "zluda_ld";
-    if (fs::exists(audit, ec)) {
-      auto before = lookup(base, "LD_AUDIT", os);
-      set("LD_AUDIT", path_to_utf8(audit) + (before && !before->empty() ? ":" + *before : ""),
-          "ZLUDA's loader redirects CUDA libraries a program loads by full path");
-    }
-    if (options.trace) {
-      // zluda_trace's recipe (ZLUDA's docs/src/troubleshooting.md, AMD GPU on Linux).
-      set("ZLUDA_CUDA_LIB", path_to_utf8(runtime / "libcuda.so"), "--trace: the trace libraries forward each CUDA call to ZLUDA's own libcuda.so");
-      set("ZLUDA_LOG_DIR", path_to_utf8(options.trace_log_dir),
-          "--trace: where zluda_trace writes its logs (a folder of this run's own; zcuda run says where after the program ends)");
-    }
+    if (auto loading = set_linux_loading(options, plan, base, runtime, trace_libraries, hip); !loading) return std::unexpected(loading.error());
+  }
+  if (options.trace) {
+    set_trace_targets(options, plan, runtime);
+    set_trace_log_dir(options, plan, base);
   }
   for (const auto& [key, value] : options.overrides) set(key, value, "--env");
 
@@ -288,8 +403,6 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     if (options.trace) {
       // zluda.exe then injects the trace folder's DLLs and sets ZLUDA_LOG_DIR=%TEMP%\zluda itself.
       if (std::find(flags.begin(), flags.end(), "--zluda-trace") == flags.end()) flags.insert(flags.begin(), "--zluda-trace");
-      plan.trace_dir = windows_trace_log_dir(plan.environment);
-      plan.trace_program = zcuda::path_to_utf8(plan.target.filename());
     }
     if (options.launcher_join) {
       // Encoded so that the program receives exactly the user's arguments (launcher_encoding.hpp).
@@ -307,10 +420,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     plan.program = plan.target;
     plan.args = options.args;
   }
-  if (options.trace && os != Os::windows) {
-    // What the program will see, --env included.
-    plan.trace_dir = zcuda::path_from_utf8(plan.environment.at(key_of(plan.environment, "ZLUDA_LOG_DIR", os)));
-  }
+  if (options.trace) note_trace_folder(options, plan);
   return plan;
 }
 

@@ -1,4 +1,4 @@
-// Names from ZLUDA's own build description (xtask, v6-preview.69) and the CUDA toolkit's
+// Names from ZLUDA's own build description (xtask, v6-preview.69; NVAPI from v7-preview.9) and the CUDA toolkit's
 // redistributable DLL names; see docs/staging.md.
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/ascii.hpp>
@@ -31,6 +31,10 @@ constexpr Family kCublasLt{"cublaslt", "cuBLASLt", "hipBLASLt", false, {}};
 constexpr Family kCusparse{"cusparse", "cuSPARSE", "rocSPARSE", false, {}};
 constexpr Family kCufft{"cufft", "cuFFT", "none (stub)", false, "ZLUDA's cuFFT answers CUFFT_NOT_SUPPORTED to every call; FFTs will fail"};
 constexpr Family kCudnn{"cudnn", "cuDNN", "MIOpen", false, {}};
+// NVIDIA's driver ships NVAPI in the system folder, loaded by name (PhysX asks it about the GPU):
+// ZLUDA's release serves it for 64-bit and, in its 32 folder, 32-bit programs
+// (zluda_windows/src/lib.rs, LIBRARIES; nvapi/Cargo.toml).
+constexpr Family kNvapi{"nvapi", "NVAPI", "ZLUDA (GPU queries)", true, {}};
 
 struct Pattern {
   const char* regex;
@@ -46,6 +50,7 @@ const Pattern kWindows[] = {
     {R"(cusparse64_\d+\.dll)", &kCusparse},
     {R"(cufft64_\d+\.dll)", &kCufft},
     {R"(cudnn64_\d+\.dll)", &kCudnn},
+    {R"(nvapi(64)?\.dll)", &kNvapi},
 };
 
 // Linux: sonames and their development aliases, as ZLUDA's Linux archive links them.

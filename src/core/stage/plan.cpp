@@ -47,7 +47,7 @@ bool is_candidate_binary(const fs::directory_entry& entry, Os os) {
 // The names the CUDA runtime loads by name at run time, placed next to the program.
 bool is_driver_name(std::string_view name, Os os) {
   const std::string n = fold(name, os);
-  if (os == Os::windows) return n == "nvcuda.dll" || n == "nvml.dll";
+  if (os == Os::windows) return n == "nvcuda.dll" || n == "nvml.dll" || n == "nvapi64.dll" || n == "nvapi.dll";
   return n == "libcuda.so.1" || n == "libnvidia-ml.so.1";
 }
 
@@ -326,7 +326,44 @@ Status compare_with_targets(std::map<std::string, Placement>& placements, Plan& 
 
 }  // namespace
 
-Result<Plan> make_plan(const PlanOptions& options) {
+namespace {
+
+// Windows: the runtime folder whose DLLs fit the program's machine. A 32-bit (x86) program
+// takes the runtime's 32 folder (ZLUDA's release keeps its 32-bit nvcuda.dll and nvapi.dll
+// there); a 64-bit program cannot use a 32 folder given as the runtime. 64-bit DLLs in a 32-bit
+// program fail with "initialization routine failed". A folder of programs, or files that do not
+// parse, keep the runtime as given.
+Result<fs::path> runtime_for_program(const PlanOptions& options) {
+  std::error_code ec;
+  if (options.os != Os::windows || !fs::is_regular_file(options.app, ec)) return options.runtime_dir;
+  auto program = binfmt::read_imports(options.app);
+  if (!program || !*program || (*program)->format != binfmt::Format::pe) return options.runtime_dir;
+  auto driver = binfmt::read_imports(options.runtime_dir / "nvcuda.dll");
+  const bool runtime_is_32bit = driver && *driver && binfmt::is_x86_32_pe(**driver);
+  const bool program_is_32bit = binfmt::is_x86_32_pe(**program);
+  if (program_is_32bit == runtime_is_32bit) return options.runtime_dir;
+  if (!program_is_32bit) {
+    return fail(ErrorKind::usage, fmt::format("{} is a 64-bit program, and {} holds ZLUDA's 32-bit DLLs", options.app, options.runtime_dir),
+                fmt::format("Give the folder above it ({}), which holds the 64-bit ones.", options.runtime_dir.parent_path()));
+  }
+  const fs::path folder32 = options.runtime_dir / "32";
+  if (!fs::is_regular_file(folder32 / "nvcuda.dll", ec)) {
+    return fail(
+        ErrorKind::unsupported,
+        fmt::format("{} is a 32-bit program, and this ZLUDA ({}) has no 32-bit libraries (no 32\\nvcuda.dll)", options.app, options.runtime_dir),
+        "ZLUDA's 64-bit DLLs cannot load into a 32-bit program (Windows would say \"initialization routine failed\"). Use a ZLUDA "
+        "build that ships a 32 folder (vosen/ZLUDA's releases since 32-bit PhysX support), or the program's 64-bit version.");
+  }
+  return folder32;
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const PlanOptions& given) {
+  auto runtime_dir = runtime_for_program(given);
+  if (!runtime_dir) return std::unexpected(runtime_dir.error());
+  PlanOptions options = given;
+  options.runtime_dir = *runtime_dir;
   auto plan = plan_frame(options);
   if (!plan) return std::unexpected(plan.error());
   auto runtime = scan_runtime(options.runtime_dir, options.os);

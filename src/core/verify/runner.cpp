@@ -79,9 +79,10 @@ void encode_for_launcher(platform::RuntimeLaunch& launch, const std::optional<la
 }
 
 std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::seconds timeout, const std::optional<launch::LauncherJoin>& join) {
-  if (!runtime.dir) return std::nullopt;
-  const char* name = platform::current_os() == platform::Os::windows ? "cuda_check.exe" : "cuda_check";
-  const auto program = *runtime.dir / name;
+  // ZLUDA builds cuda_check for Windows only (cuda_check/Cargo.toml: windows_only): a file of
+  // that name in a Linux runtime is not ZLUDA's.
+  if (!runtime.dir || platform::current_os() != platform::Os::windows) return std::nullopt;
+  const auto program = *runtime.dir / "cuda_check.exe";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(program, ec)) return std::nullopt;
   CudaCheck result{program, {}, {}};

@@ -39,14 +39,13 @@ class TracePlan : public test_support::PlanFixture {
 };
 
 TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
-  test::write_file(runtime / "zluda_ld", "audit");
-  test::write_file(runtime / "trace" / "zluda_ld", "trace audit");
+  test::write_file(runtime / "libcuda.so", "zluda's driver");
   auto plan = prepare_launch(options, {{"LD_LIBRARY_PATH", "/usr/lib/x"}});
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->environment.at("LD_LIBRARY_PATH"), zcuda::path_to_utf8(runtime / "trace") + ":" + zcuda::path_to_utf8(runtime) + ":/usr/lib/x");
   EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("ZLUDA_CUDA_LIB")), runtime / "libcuda.so");
   EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("ZLUDA_LOG_DIR")), options.trace_log_dir);
-  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("LD_AUDIT")), runtime / "trace" / "zluda_ld");
+  EXPECT_FALSE(plan->environment.contains("LD_AUDIT"));  // LD_LIBRARY_PATH is ZLUDA's recommended method
   for (const char* name : {"LD_LIBRARY_PATH", "ZLUDA_CUDA_LIB", "ZLUDA_LOG_DIR"}) {
     ASSERT_TRUE(change(*plan, name)) << name;
     EXPECT_NE(change(*plan, name)->why.find("--trace"), std::string::npos) << name;
@@ -57,15 +56,73 @@ TEST_F(TracePlan, LinuxSetsTheTraceRecipeWithReasons) {
   const auto plan_json = to_json(*plan);
   EXPECT_EQ(zcuda::path_from_utf8(plan_json.at("trace").at("dir").get<std::string>()), options.trace_log_dir);
 
-  // Without --trace none of it, and ZLUDA's own loader stays.
+  // Without --trace none of it.
   options.trace = false;
   auto plain = prepare_launch(options, {});
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->environment.contains("ZLUDA_LOG_DIR"));
   EXPECT_FALSE(plain->environment.contains("ZLUDA_CUDA_LIB"));
-  EXPECT_EQ(zcuda::path_from_utf8(plain->environment.at("LD_AUDIT")), runtime / "zluda_ld");
   EXPECT_FALSE(plain->trace_dir);
   EXPECT_TRUE(to_json(*plain).at("trace").is_null());
+}
+
+// Each trace shim forwards to the library its variable names, else to NVIDIA's own default path
+// (zluda_trace_blas/src/lib.rs and its siblings): every one names ZLUDA's own file, as ZLUDA's
+// Linux archive lays them out (lib<name>.so files, the CUDA names as links).
+TEST_F(TracePlan, LinuxPointsEveryTraceShimAtZludasOwnLibrary) {
+  for (const char* file :
+       {"libnvcuda.so", "libcublas.so", "libcublaslt.so", "libcusparse.so", "libcufft.so", "libcudnn64_8.so", "libcudnn64_9.so", "libnvml.so"}) {
+    test::write_file(runtime / file, file);
+  }
+  fs::create_symlink("libnvml.so", runtime / "libnvidia-ml.so.1");
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  const std::pair<const char*, const char*> expected[] = {
+      {"ZLUDA_CUDA_LIB", "libnvcuda.so"},     {"ZLUDA_BLAS_LIB", "libcublas.so"}, {"ZLUDA_BLASLT_LIB", "libcublaslt.so"},
+      {"ZLUDA_SPARSE_LIB", "libcusparse.so"}, {"ZLUDA_FFT_LIB", "libcufft.so"},   {"ZLUDA_DNN8_LIB", "libcudnn64_8.so"},
+      {"ZLUDA_DNN9_LIB", "libcudnn64_9.so"},  {"ZLUDA_NVML_LIB", "libnvml.so"},
+  };
+  for (const auto& [variable, file] : expected) {
+    ASSERT_TRUE(plan->environment.contains(variable)) << variable;
+    EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at(variable)), runtime / file) << variable;
+    EXPECT_NE(change(*plan, variable)->why.find("NVIDIA's default path"), std::string::npos) << variable;
+  }
+  // A library this runtime lacks is left unset rather than pointed at a file that is not there.
+  fs::remove(runtime / "libcufft.so");
+  auto without_fft = prepare_launch(options, {});
+  ASSERT_TRUE(without_fft);
+  EXPECT_FALSE(without_fft->environment.contains("ZLUDA_FFT_LIB"));
+}
+
+// A ZLUDA_LOG_DIR the user set decides where zluda_trace writes: zcuda keeps it and collects the
+// run's traces from there (the program's own folders only: the folder is shared).
+TEST_F(TracePlan, AUsersOwnLogFolderIsKeptAndCollectedFrom) {
+  const std::string mine = zcuda::path_to_utf8(tmp / "my traces");
+  auto linux_plan = prepare_launch(options, {{"ZLUDA_LOG_DIR", mine}});
+  ASSERT_TRUE(linux_plan) << linux_plan.error().message;
+  EXPECT_EQ(linux_plan->environment.at("ZLUDA_LOG_DIR"), mine);
+  EXPECT_FALSE(change(*linux_plan, "ZLUDA_LOG_DIR"));
+  EXPECT_EQ(linux_plan->trace_dir, tmp / "my traces");
+  EXPECT_EQ(linux_plan->trace_program, "app.exe");
+
+  options.os = Os::windows;
+  auto windows_plan = prepare_launch(options, {{"ZLUDA_LOG_DIR", mine}, {"TMP", "C:\\Temp"}});
+  ASSERT_TRUE(windows_plan) << windows_plan.error().message;
+  EXPECT_EQ(windows_plan->trace_dir, tmp / "my traces");
+  EXPECT_EQ(windows_plan->trace_program, "app.exe");
+}
+
+// zluda.exe --zluda-trace names NVML's library in ZLUDA_ML_LIB, but the NVML shim reads
+// ZLUDA_NVML_LIB (zluda_windows/src/lib.rs, zluda_trace_nvml/src/lib.rs): zcuda sets the one the
+// shim reads.
+TEST_F(TracePlan, WindowsSetsTheNvmlVariableTheShimReads) {
+  options.os = Os::windows;
+  test::write_file(runtime / "nvml.dll", "zluda's nvml");
+  auto plan = prepare_launch(options, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_TRUE(plan->environment.contains("ZLUDA_NVML_LIB"));
+  EXPECT_EQ(zcuda::path_from_utf8(plan->environment.at("ZLUDA_NVML_LIB")), runtime / "nvml.dll");
+  EXPECT_NE(change(*plan, "ZLUDA_NVML_LIB")->why.find("ZLUDA_ML_LIB"), std::string::npos);
 }
 
 TEST_F(TracePlan, LinuxTraceFolderFollowsAnEnvOverride) {
