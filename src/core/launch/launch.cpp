@@ -255,7 +255,7 @@ Status set_linux_loading(const Options& options, LaunchPlan& plan, const platfor
   if (options.libtorch) libraries.push_back(*options.libtorch / "lib");
   std::string why = options.ld_audit
                         ? "--ld-audit: zluda_ld (LD_AUDIT) redirects the CUDA libraries, so the runtime stays off this list; "
-                        : (options.trace ? "the dynamic loader finds ZLUDA's trace libraries first (they log each CUDA call), then ZLUDA's "
+                        : (options.trace ? "--trace: the dynamic loader finds ZLUDA's trace libraries first (they log each CUDA call), then ZLUDA's "
                                            "libcuda.so.1, before any other (ZLUDA's recommended method; --ld-audit uses LD_AUDIT instead); "
                                          : "the dynamic loader finds ZLUDA's libcuda.so.1 before any other (ZLUDA's recommended method; "
                                            "--ld-audit uses LD_AUDIT instead); ");

@@ -30,10 +30,10 @@ Status check_server32(const fs::path& dll, const std::vector<fs::path>& dll_fold
     checked.push_back(server);
     std::error_code ec;
     if (!fs::is_regular_file(server, ec)) {
-      return fail(ErrorKind::not_found,
-                  fmt::format("this ZLUDA ({}) has no {}, which its 32-bit nvcuda.dll starts to run CUDA for a 32-bit program", runtime64,
-                              kServer32Name),
-                  "Use a complete ZLUDA build: its folder holds zluda64_server.exe and the 32 folder (vosen/ZLUDA's release archives do).");
+      return fail(
+          ErrorKind::not_found,
+          fmt::format("this ZLUDA ({}) has no {}, which its 32-bit nvcuda.dll starts to run CUDA for a 32-bit program", runtime64, kServer32Name),
+          "Use a complete ZLUDA build: its folder holds zluda64_server.exe and the 32 folder (vosen/ZLUDA's release archives do).");
     }
     if (commits->empty()) continue;  // a DLL that names no commit cannot be compared
     bool same_build = false;

@@ -16,8 +16,8 @@ TEST(CommitIds, FortyHexDigitRunsOnlyInFileOrderWithoutRepeats) {
   // A commit far into the file straddles the 64 KiB read chunks; 39 and 41 digits, upper case,
   // and a commit glued to more hex digits are not commits.
   std::string bytes(65536 - 20, 'x');
-  bytes += a + "G" + std::string(39, 'a') + "z" + std::string(41, 'b') + "z" + "8A7931BE87D758835776F54EA2E33D30621C74CE" + "." + b + std::string(1, '\0') +
-           a + "," + a + "f";
+  bytes += a + "G" + std::string(39, 'a') + "z" + std::string(41, 'b') + "z" + "8A7931BE87D758835776F54EA2E33D30621C74CE" + "." + b +
+           std::string(1, '\0') + a + "," + a + "f";
   test::write_file(dir / "server.exe", bytes);
   auto ids = embedded_commit_ids(dir / "server.exe");
   ASSERT_TRUE(ids) << ids.error().message;

@@ -133,6 +133,7 @@ TEST_F(WindowsProgramFixture, A32BitProgramUsesZludas32Folder) {
   use("i686", "app.exe");
   test::write_file(tmp / "runtime" / "32" / "zluda.exe", "32-bit launcher");
   test::write_file(tmp / "runtime" / "32" / "nvcuda.dll", "32-bit driver");
+  test::write_file(tmp / "runtime" / "zluda64_server.exe", "the server the 32-bit driver starts");
   auto plan = prepare_launch(options, {});
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_TRUE(plan->is_32bit);
