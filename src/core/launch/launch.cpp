@@ -259,8 +259,9 @@ Status set_linux_loading(const Options& options, LaunchPlan& plan, const platfor
                                            "libcuda.so.1, before any other (ZLUDA's recommended method; --ld-audit uses LD_AUDIT instead); "
                                          : "the dynamic loader finds ZLUDA's libcuda.so.1 before any other (ZLUDA's recommended method; "
                                            "--ld-audit uses LD_AUDIT instead); ");
-  why += "ROCm's lib folder, where ZLUDA finds libamdhip64.so and the other unversioned names it links";
-  if (options.libtorch) why += "; LibTorch's libraries";
+  if (hip && is_dir(*hip / "lib")) why += "ROCm's lib folder, where ZLUDA finds libamdhip64.so and the other unversioned names it links; ";
+  if (options.libtorch) why += "LibTorch's libraries; ";
+  why.resize(why.size() - 2);  // the last "; "
   const std::string value = prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os);
   if (!value.empty()) set_variable(plan, os, "LD_LIBRARY_PATH", value, why);
   if (!options.ld_audit) return {};
