@@ -324,10 +324,6 @@ Status compare_with_targets(std::map<std::string, Placement>& placements, Plan& 
   return {};
 }
 
-}  // namespace
-
-namespace {
-
 // Windows: the runtime folder whose DLLs fit the program's machine. A 32-bit (x86) program
 // takes the runtime's 32 folder (ZLUDA's release keeps its 32-bit nvcuda.dll and nvapi.dll
 // there); a 64-bit program cannot use a 32 folder given as the runtime. 64-bit DLLs in a 32-bit
