@@ -84,7 +84,8 @@ bool is_kebab(const std::string& id) {
 
 const std::vector<std::string_view>& fact_keys() {
   static const std::vector<std::string_view> keys = {
-      "gpus", "message_gpu", "driver", "hip_sdk", "miopen", "rocblas_kernels", "hipblaslt_kernels", "cuda_shadowing", "user_folder", "quarantine", "runtime_family"};
+      "gpus",           "message_gpu", "driver",     "hip_sdk",       "miopen", "rocblas_kernels", "hipblaslt_kernels",
+      "cuda_shadowing", "user_folder", "quarantine", "runtime_family"};
   return keys;
 }
 
@@ -112,7 +113,8 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
       *target = *value;
     }
     if (auto part = non_public_source(entry.source)) {
-      return fail(ErrorKind::invalid_input, fmt::format("{}: the source \"{}\" is not a public https:// address (separate several with \"; \")", where, *part));
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("{}: the source \"{}\" is not a public https:// address (separate several with \"; \")", where, *part));
     }
     if (gfx_inside_word(entry)) return fail(ErrorKind::invalid_input, where + ": {gfx} is glued to a word; write it as a word of its own");
     if (e.contains("severity")) {

@@ -97,8 +97,8 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
   if (key == "driver") {
     const auto& d = p.driver;
     if (d.adrenalin_version.starts_with("25.5.1")) {
-      return {fmt::format("AMD driver: Adrenalin {} (driver version {}), the release that broke ZLUDA builds made before it.",
-                          d.adrenalin_version, d.version.empty() ? "unknown" : d.version)};
+      return {fmt::format("AMD driver: Adrenalin {} (driver version {}), the release that broke ZLUDA builds made before it.", d.adrenalin_version,
+                          d.version.empty() ? "unknown" : d.version)};
     }
     if (!d.adrenalin_version.empty() || (!d.version.empty() && p.os == platform::Os::windows)) {
       return {fmt::format("AMD driver: Adrenalin {} (driver version {}).", d.adrenalin_version.empty() ? "unknown" : d.adrenalin_version,

@@ -315,8 +315,8 @@ std::optional<Match> match_exit_status(const KnowledgeBase& kb, std::uint32_t st
     if (std::find(entry.exit_statuses.begin(), entry.exit_statuses.end(), status) == entry.exit_statuses.end()) continue;
     Match match;
     match.entry = &entry;
-    match.line = fmt::format("the program ended with status 0x{:08X}: {} (Windows shows this in a dialog, not in the output)", status,
-                             status_meaning(status));
+    match.line =
+        fmt::format("the program ended with status 0x{:08X}: {} (Windows shows this in a dialog, not in the output)", status, status_meaning(status));
     return match;
   }
   return std::nullopt;
