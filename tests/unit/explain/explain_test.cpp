@@ -495,6 +495,30 @@ TEST(Matcher, FamilyMismatchLineWithTheAntivirusGuess) {
   EXPECT_TRUE(has_fact(*e, "of the upstream family")) << ::testing::PrintToString(e->facts);
 }
 
+// Variants seen in threads: rocBLAS's summary line after "Could not load"
+// (https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12) and ComfyUI-Zluda's
+// launcher loading nvcuda.dll (https://github.com/patientx/ComfyUI-Zluda/issues/400).
+TEST(Matcher, MoreRealVariants) {
+  auto matches = explain::match_text(kb(), "rocBLAS error: Could not initialize Tensile library");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"rocblas-lazy-library-missing"});
+  matches =
+      explain::match_text(kb(),
+                          "[INFO] ZLUDA version: 3.9.5 ERROR: Could not load DLL: Could not find module 'D:\\ComfyZ\\zluda\\nvcuda.dll' (or one "
+                          "of its dependencies). Try using the full path with constructor syntax.");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"zluda-nvcuda-load-failed"});
+  EXPECT_EQ(matches[0].captured, "D:\\ComfyZ\\zluda\\nvcuda.dll");
+  // https://github.com/ByronLeeeee/Ollama-For-AMD-Installer/issues/12
+  matches = explain::match_text(kb(),
+                                "time=2025-07-29T13:31:47.016+02:00 level=WARN source=amd_windows.go:138 msg=\"amdgpu is not supported (supported "
+                                "types:[])\" gpu_type=gfx1100 gpu=0 library=C:\\Users\\krdb\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"ollama-amdgpu-not-supported"});
+  EXPECT_EQ(matches[0].gfx, "gfx1100");
+  matches = explain::match_text(kb(),
+                                "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "
+                                "\"C:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\torch\\lib\\cublas64_11.dll\" or one of its dependencies.");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"torch-lib-patched-dll-load-failed"});
+}
+
 TEST(Matcher, RequiredLiteral) {
   EXPECT_EQ(explain::required_literal(R"(Cannot read .*TensileLibrary\.dat.*for GPU arch ?: ?(gfx[0-9a-f]+))"), "tensilelibrary.dat");
   EXPECT_EQ(explain::required_literal(R"(No CUDA GPUs are available)"), "no cuda gpus are available");
