@@ -48,6 +48,15 @@ printf '                        wall (s)  CPU (s)   (median of %s)\n' "$RUNS"
 printf 'zcuda explain --file:   %8.3f %8.3f\n' "$explain_wall" "$explain_cpu"
 printf 'grep -E -i -f patterns: %8.3f %8.3f\n' "$grep_wall" "$grep_cpu"
 printf 'ratio explain / grep:   %8.1f %8.1f\n' "$(echo "$explain_wall / $grep_wall" | bc -l)" "$(echo "$explain_cpu / ($grep_cpu + 0.001)" | bc -l)"
+# The matcher alone at -O2 (no start-up, no output), built against this build's zcuda_core:
+# bench/explain/match_tool.cpp.
+core_lib="$(dirname "$(dirname "$ZCUDA")")/src/core/libzcuda_core.a"
+if [[ -f $core_lib ]]; then
+  g++ -std=c++23 -O2 -DNDEBUG -I"$REPO/include" "$REPO/bench/explain/match_tool.cpp" "$REPO/src/core/explain/matcher.cpp" \
+      "$REPO/src/core/explain/knowledge_base.cpp" "$core_lib" -lfmt -lspdlog -lcurl -lssl -lcrypto -larchive -o "$work/match_tool"
+  t_core=$(for _ in $(seq "$RUNS"); do "$work/match_tool" "$REPO/manifests/known-failures.json" "$work/run.log" | sed -n 's/^match_text: \([0-9.]*\) s$/\1/p'; done | median)
+  printf 'match_text alone (-O2): %8.3f s wall (median of %s)\n' "$t_core" "$RUNS"
+fi
 if (( $(echo "$explain_cpu >= 1" | bc -l) )); then
   echo "bench: explain took a second or more of CPU time (goal: under one second)" >&2
   exit 1
