@@ -58,10 +58,11 @@ Result<const KnowledgeBase*> builtin_knowledge_base();
 
 struct Match {
   const Entry* entry = nullptr;
-  std::string line;                // the line that matched (trimmed)
-  std::size_t line_number = 0;     // 1-based
-  std::string captured;            // the pattern's first group, when it has one
-  std::optional<std::string> gfx;  // a gfx target the line names
+  std::string line;                  // the line that matched (trimmed)
+  std::size_t line_number = 0;       // 1-based
+  std::size_t last_line_number = 0;  // the last line this entry matched (run explains the last fatal one)
+  std::string captured;              // the pattern's first group, when it has one
+  std::optional<std::string> gfx;    // a gfx target the line names
 };
 
 // The text of a log as the matcher reads it: UTF-16 (with a BOM, or detected by its zero bytes)

@@ -131,8 +131,9 @@ std::optional<std::string> gfx_of(const std::smatch& m, const std::string& line)
   return last;
 }
 
-bool matched_already(const std::vector<Match>& found, const Entry& entry) {
-  return std::any_of(found.begin(), found.end(), [&](const Match& m) { return m.entry == &entry; });
+Match* matched_already(std::vector<Match>& found, const Entry& entry) {
+  auto it = std::find_if(found.begin(), found.end(), [&](const Match& m) { return m.entry == &entry; });
+  return it == found.end() ? nullptr : &*it;
 }
 
 void match_piece(const KnowledgeBase& kb, std::string_view piece, std::size_t line_number, std::vector<Match>& found) {
@@ -141,17 +142,23 @@ void match_piece(const KnowledgeBase& kb, std::string_view piece, std::size_t li
   const std::string lower = lower_ascii(piece);
   std::optional<std::string> line;  // made only when some anchor is present
   for (const auto& entry : kb.entries) {
-    if (matched_already(found, entry)) continue;
+    Match* earlier = matched_already(found, entry);
+    if (earlier != nullptr && earlier->last_line_number == line_number) continue;
     for (std::size_t p = 0; p < entry.compiled.size(); ++p) {
       const std::string& anchor = entry.anchors[p];
       if (!anchor.empty() && lower.find(anchor) == std::string::npos) continue;
       if (!line) line.emplace(piece);
       std::smatch m;
       if (!std::regex_search(*line, m, entry.compiled[p])) continue;
+      if (earlier != nullptr) {  // reported at its first line; only where it last appeared changes
+        earlier->last_line_number = line_number;
+        break;
+      }
       Match match;
       match.entry = &entry;
       match.line = *line;
       match.line_number = line_number;
+      match.last_line_number = line_number;
       if (m.size() > 1 && m[1].matched) match.captured = m[1].str();
       match.gfx = gfx_of(m, *line);
       found.push_back(std::move(match));
@@ -280,7 +287,7 @@ std::vector<Match> match_text(const KnowledgeBase& kb, std::string_view raw) {
   std::vector<std::size_t> awaiting_next_line;  // matches whose reason is on the following line
   std::size_t line_number = 0;
   std::string_view rest = text;
-  while (!rest.empty() && (found.size() < kb.entries.size() || !awaiting_next_line.empty())) {
+  while (!rest.empty()) {
     ++line_number;
     const auto end = rest.find_first_of("\r\n");
     const std::string_view line = rest.substr(0, end);
@@ -325,7 +332,7 @@ std::optional<Match> match_exit_status(const KnowledgeBase& kb, std::uint32_t st
 std::optional<Match> pick_failure(const std::vector<Match>& matches, std::optional<Match> from_status) {
   const Match* last_fatal = nullptr;
   for (const auto& m : matches) {
-    if (m.entry->severity == Severity::fatal && (last_fatal == nullptr || m.line_number >= last_fatal->line_number)) last_fatal = &m;
+    if (m.entry->severity == Severity::fatal && (last_fatal == nullptr || m.last_line_number >= last_fatal->last_line_number)) last_fatal = &m;
   }
   if (last_fatal != nullptr) return *last_fatal;
   if (from_status) return from_status;

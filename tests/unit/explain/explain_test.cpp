@@ -429,6 +429,12 @@ TEST(Matcher, RunExplainsTheLastFatalMessageNotAnEarlierWarning) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->id, "cudnn-miopen-failed");
   EXPECT_EQ(e->line_number, 3u);
+  // A failure met early and again at the end counts where it last appeared.
+  e = explain::explain_failure(
+      "RuntimeError: No CUDA GPUs are available\nZLUDA failed to load MIOpen.dll\nRuntimeError: No CUDA GPUs are available\n", {});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "no-gpu-visible");
+  EXPECT_EQ(e->line_number, 1u);  // reported at its first line
   e = explain::explain_failure("rocblaslt error: Could not load \"TensileLibrary_lazy_gfx1101.dat\"\nsomething else\n", {});
   ASSERT_TRUE(e);
   EXPECT_EQ(e->id, "hipblaslt-no-kernels-for-gfx");  // only a warning: it is still said
