@@ -169,7 +169,8 @@ launch::RunRecord run_record_of(const launch::LaunchPlan& plan, const launch::Op
 // A failed program's own stderr may hold a failure users hit often: say what it means, after its output.
 void explain_if_known(const platform::ProcessResult& ran, const explain::MachineFacts& facts, const Context& context, CommandOutput& output,
                       launch::RunRecord& record) {
-  auto explained = explain::explain_failure(ran.err_tail, facts);
+  // A loader status (0xC0000135 ...) stands for a Windows dialog that never reaches stderr.
+  auto explained = explain::explain_failure(ran.err_tail, facts, ran.exception_status);
   if (!explained) return;
   std::string block = explain::render_text(*explained);
   if (block.ends_with('\n')) block.pop_back();

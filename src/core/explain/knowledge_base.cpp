@@ -2,6 +2,8 @@
 #include <zcuda/explain/explain.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
@@ -39,6 +41,41 @@ bool uses(const Entry& e, std::string_view placeholder) {
          e.fix.find(placeholder) != std::string::npos;
 }
 
+// {gfx} glued to a word ("TensileLibrary_lazy_{gfx}.dat") reads wrongly when the gfx is unknown
+// and "your GPU's gfx target" stands in for it.
+bool gfx_inside_word(const Entry& e) {
+  for (const std::string* text : {&e.title, &e.cause, &e.fix}) {
+    for (std::size_t at = text->find("{gfx}"); at != std::string::npos; at = text->find("{gfx}", at + 1)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>((*text)[at - 1])) || (*text)[at - 1] == '_')) return true;
+    }
+  }
+  return false;
+}
+
+// Sources are public addresses, separated by "; ": never a file of ours or a bare issue number.
+std::optional<std::string> non_public_source(const std::string& source) {
+  std::size_t at = 0;
+  while (at <= source.size()) {
+    const std::size_t end = std::min(source.find("; ", at), source.size());
+    const std::string part = source.substr(at, end - at);
+    if (!part.starts_with("https://") || part.find(' ') != std::string::npos) return part;
+    at = end + 2;
+  }
+  return std::nullopt;
+}
+
+Result<std::uint32_t> parse_status(const std::string& text, const std::string& where) {
+  std::uint32_t value = 0;
+  const bool hex = text.starts_with("0x") || text.starts_with("0X");
+  const char* first = text.data() + (hex ? 2 : 0);
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(first, last, value, 16);
+  if (!hex || ec != std::errc{} || ptr != last || (value & 0xF0000000u) != 0xC0000000u) {
+    return fail(ErrorKind::invalid_input, fmt::format("{}: \"exit_statuses\" holds {}, not an NTSTATUS error such as 0xC0000135", where, text));
+  }
+  return value;
+}
+
 bool is_kebab(const std::string& id) {
   return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
@@ -47,7 +84,8 @@ bool is_kebab(const std::string& id) {
 
 const std::vector<std::string_view>& fact_keys() {
   static const std::vector<std::string_view> keys = {
-      "gpus", "message_gpu", "driver", "hip_sdk", "miopen", "rocblas_kernels", "hipblaslt_kernels", "cuda_shadowing", "user_folder", "quarantine"};
+      "gpus",           "message_gpu", "driver",     "hip_sdk",       "miopen", "rocblas_kernels", "hipblaslt_kernels",
+      "cuda_shadowing", "user_folder", "quarantine", "runtime_family"};
   return keys;
 }
 
@@ -74,6 +112,34 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
       if (!value) return std::unexpected(value.error());
       *target = *value;
     }
+    if (auto part = non_public_source(entry.source)) {
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("{}: the source \"{}\" is not a public https:// address (separate several with \"; \")", where, *part));
+    }
+    if (gfx_inside_word(entry)) return fail(ErrorKind::invalid_input, where + ": {gfx} is glued to a word; write it as a word of its own");
+    if (e.contains("severity")) {
+      const auto& sev = e.at("severity");
+      if (sev == "fatal") {
+        entry.severity = Severity::fatal;
+      } else if (sev == "warning") {
+        entry.severity = Severity::warning;
+      } else {
+        return fail(ErrorKind::invalid_input, where + ": \"severity\" must be \"fatal\" or \"warning\"");
+      }
+    }
+    if (e.contains("next_line")) {
+      if (!e.at("next_line").is_boolean()) return fail(ErrorKind::invalid_input, where + ": \"next_line\" must be true or false");
+      entry.next_line = e.at("next_line").get<bool>();
+    }
+    if (e.contains("exit_statuses")) {
+      auto statuses = list_field(e, "exit_statuses", where, true);
+      if (!statuses) return std::unexpected(statuses.error());
+      for (const auto& text : *statuses) {
+        auto status = parse_status(text, where);
+        if (!status) return std::unexpected(status.error());
+        entry.exit_statuses.push_back(*status);
+      }
+    }
     auto patterns = list_field(e, "patterns", where, false);
     if (!patterns) return std::unexpected(patterns.error());
     entry.patterns = *patterns;
@@ -94,6 +160,7 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
       } catch (const std::regex_error& ex) {
         return fail(ErrorKind::invalid_input, fmt::format("{}: the pattern {} is not a valid regular expression: {}", where, p, ex.what()));
       }
+      entry.anchors.push_back(required_literal(p));
       // {captured} is filled from the first group: every pattern must have one.
       if (uses(entry, "{captured}") && entry.compiled.back().mark_count() < 1) {
         return fail(ErrorKind::invalid_input, fmt::format("{}: uses {{captured}} but the pattern {} has no group", where, p));
@@ -102,6 +169,15 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
     kb.entries.push_back(std::move(entry));
   }
   if (kb.entries.empty()) return fail(ErrorKind::invalid_input, "The knowledge base has no entries");
+  // A loader status explains one failure only.
+  std::set<std::uint32_t> statuses;
+  for (const auto& entry : kb.entries) {
+    for (auto status : entry.exit_statuses) {
+      if (!statuses.insert(status).second) {
+        return fail(ErrorKind::invalid_input, fmt::format("entry {}: the exit status 0x{:08X} is tied to another entry too", entry.id, status));
+      }
+    }
+  }
   // Each sample must be recognised by its own entry, or the entry could never be explained.
   for (const auto& entry : kb.entries) {
     for (const auto& sample : entry.samples) {

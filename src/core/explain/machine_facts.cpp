@@ -61,6 +61,10 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
     return {fmt::format("Runtime files the install receipt lists that are now missing or empty (likely quarantined): {}.",
                         fmt::join(m.quarantined, ", "))};
   }
+  if (key == "runtime_family") {
+    if (!m.runtime_family) return {};
+    return {fmt::format("The ZLUDA runtime in use is of the {} family.", *m.runtime_family)};
+  }
   if (!m.profile) return {};
   const detect::Profile& p = *m.profile;
   const detect::HipInstall* hip = p.selected_hip();
@@ -92,6 +96,10 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
   }
   if (key == "driver") {
     const auto& d = p.driver;
+    if (d.adrenalin_version.starts_with("25.5.1")) {
+      return {fmt::format("AMD driver: Adrenalin {} (driver version {}), the release that broke ZLUDA builds made before it.", d.adrenalin_version,
+                          d.version.empty() ? "unknown" : d.version)};
+    }
     if (!d.adrenalin_version.empty() || (!d.version.empty() && p.os == platform::Os::windows)) {
       return {fmt::format("AMD driver: Adrenalin {} (driver version {}).", d.adrenalin_version.empty() ? "unknown" : d.adrenalin_version,
                           d.version.empty() ? "unknown" : d.version)};
@@ -171,12 +179,12 @@ Explanation explain_match(const Match& match, const MachineFacts& machine) {
   return out;
 }
 
-std::optional<Explanation> explain_failure(std::string_view stderr_tail, const MachineFacts& machine) {
+std::optional<Explanation> explain_failure(std::string_view stderr_tail, const MachineFacts& machine, std::optional<std::uint32_t> exit_status) {
   auto kb = builtin_knowledge_base();
   if (!kb) return std::nullopt;
-  const auto matches = match_text(**kb, stderr_tail);
-  if (matches.empty()) return std::nullopt;
-  return explain_match(matches.front(), machine);
+  auto picked = pick_failure(match_text(**kb, stderr_tail), exit_status ? match_exit_status(**kb, *exit_status) : std::nullopt);
+  if (!picked) return std::nullopt;
+  return explain_match(*picked, machine);
 }
 
 }  // namespace zcuda::explain

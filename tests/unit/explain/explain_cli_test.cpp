@@ -14,7 +14,7 @@ namespace {
 
 TEST(ExplainCli, KnownMessageExplainsWithTheGfxFromTheMessage) {
   TempDir home;
-  auto r = run_zcuda({"--home", home.path().string(), "explain", "--no-detect", "Could not load …TensileLibrary_lazy_gfx1103.dat"});
+  auto r = run_zcuda({"--home", home.path().string(), "explain", "--no-detect", "rocBLAS error: Could not load …TensileLibrary_lazy_gfx1103.dat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("[rocblas-lazy-library-missing]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("TensileLibrary_lazy_gfx1103.dat"), std::string::npos) << r.out;

@@ -9,6 +9,8 @@
 #include <zcuda/explain/explain.hpp>
 #include <zcuda/platform/files.hpp>
 
+#include <fmt/format.h>
+
 namespace zcuda::test {
 namespace {
 
@@ -30,31 +32,108 @@ struct RealMessage {
 
 const std::vector<RealMessage>& real_messages() {
   static const std::vector<RealMessage> rows = {
+      // https://github.com/patientx/ComfyUI-Zluda/issues/162
       {"rocblas-no-kernels-for-gfx",
-       "rocBLAS error: Cannot read …\\rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1036", "gfx1036"},
-      {"rocblas-lazy-library-missing", "Could not load …TensileLibrary_lazy_gfx1103.dat", "gfx1103"},
-      {"hipblaslt-no-kernels-for-gfx", "rocblaslt error: Cannot read TensileLibrary_lazy_gfx1201.dat", "gfx1201"},
-      {"hip-runtime-not-found", "The code execution cannot proceed because amdhip64_6.dll was not found", "amdhip64_6.dll"},
-      {"hip-entry-point-missing", "The procedure entry point hipGraphCreate could not be located", "hipGraphCreate"},
-      {"zluda-perf-library-not-loaded", "ZLUDA failed to load rocblas.dll", "rocblas.dll"},
+       "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: No such file or directory for "
+       "GPU arch : gfx1201",
+       "gfx1201"},
+      // https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12
+      {"rocblas-lazy-library-missing",
+       "rocBLAS error: Could not load C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary_lazy_gfx1103.dat", "gfx1103"},
+      // https://github.com/ROCm/rocm-libraries/issues/9459 (the reason is on the next line)
+      {"rocblas-tensile-host-init-failed", "4: rocBLAS error: Could not initialize Tensile host:", "Tensile host"},
+      // https://github.com/ROCm/TheRock/issues/754
+      {"hipblaslt-no-kernels-for-gfx", "rocblaslt error: Cannot read \"TensileLibrary_lazy_gfx1101.dat\": No error", "hipBLASLt"},
+      // https://github.com/vosen/ZLUDA/issues/545
+      {"hip-runtime-not-found",
+       "The code execution cannot proceed because amdhip64_6.dll was not found. This problem may be solved by reinstalling the program.",
+       "amdhip64_6.dll"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/3
+      {"hiprtc-not-found",
+       "The main error display \"The code execution cannot continue because hiprtc0507.dll was not found. To solve the problem, try reinstalling "
+       "the software\"",
+       "hiprtc0507.dll"},
+      // https://github.com/vosen/ZLUDA/issues/249
+      {"hip-entry-point-missing",
+       "The procedure entry point hipDeviceSetLimit could not be found in the dynamic link library D:\\Apps\\ZLUDA\\nvcuda.dll", "hipDeviceSetLimit"},
+      // upstream's dialog title, zluda_windows/src/lib.rs: "ZLUDA failed to load " and the names joined with " or "
+      {"zluda-perf-library-not-loaded", "ZLUDA failed to load hipblaslt.dll or libhipblaslt.dll", "hipblaslt.dll"},
+      // https://github.com/vosen/ZLUDA/issues/257 (format); error 740 from lshqqytiger/ZLUDA's README
       {"launcher-elevation-required",
        "Error: OsError { function: \"DetourCreateProcessWithDllsW\", error_code: 740, message: \"The requested operation requires "
        "elevation.\" }",
        "740"},
+      // https://github.com/vosen/ZLUDA/issues/257
       {"launcher-program-not-found",
-       "Error: OsError { function: \"DetourCreateProcessWithDllsW\", error_code: 2, message: \"The system cannot find the file "
-       "specified.\" }",
+       "`Error: OsError { function: \"DetourCreateProcessWithDllsW\", error_code: 2, message: \"The system cannot find the file "
+       "specified.\" }`",
        "error 2"},
+      {"launcher-access-denied", "`Error: OsError { function: \"DetourCreateProcessWithDllsW\", error_code: 5, message: \"Access is denied.\" }`",
+       "error 5"},
+      // https://github.com/vosen/ZLUDA/issues/55
       {"redirect-dll-init-failed",
        "An error occurred while displaying \"D: \\ zluda \\ ZLUDA \\ target \\ release \\ zluda redirect.Dll The dynamic link library "
        "(DLL) initialization routine failed\"",
        "32-bit"},
-      {"cublas-not-supported", "CUBLAS_STATUS_NOT_SUPPORTED when calling cublasSgemm/cublasGemmEx", "CUBLAS_STATUS_NOT_SUPPORTED"},
-      {"cudnn-miopen-failed", "GET was unable to find an engine to execute this computation", "MIOpen"},
-      {"no-gpu-visible", "HIP API error = 0100 \"no ROCm-capable device is detected\"", "no GPU"},
-      {"nvrtc-load-failed", "Error loading \"…torch\\lib\\caffe2_nvrtc.dll\"", "caffe2_nvrtc.dll"},
+      // https://github.com/pytorch/pytorch/pull/91436
+      {"cublaslt-not-supported",
+       "RuntimeError: 0CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasLtMatmul with transpose_mat1 1 transpose_mat2 0 m 16 n "
+       "16384 k 48 mat1_ld 48",
+       "cublasLtMatmul"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/104
+      {"cublas-not-supported",
+       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, "
+       "&beta, c, ldc)`",
+       "cublasSgemm"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/164
+      {"cudnn-miopen-failed", "!!! Exception during processing !!! GET was unable to find an engine to execute this computation", "MIOpen"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/284
+      {"cudnn-execution-failed", "!!! Exception during processing !!! cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", "CUDNN_STATUS_EXECUTION_FAILED"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/140
+      {"miopen-code-object-build-failed",
+       "MIOpen Error: D:/ML/amdgpu/repositories/MIOpen/src/hipoc/hipoc_program.cpp:299: Code object build failed. Source: MIOpenIm3d2Col.cl",
+       "MIOpen"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/463
+      {"no-gpu-visible", "RuntimeError: No CUDA GPUs are available", "no GPU"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/106 ("shows CUDA unknown error"); PyTorch's own wording
+      {"cuda-unknown-error-after-driver-update",
+       "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
+       "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
+       "driver update"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/417
+      {"torch-no-nvidia-driver",
+       "    RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
+       "http://www.nvidia.com/Download/index.aspx",
+       "NVIDIA driver"},
+      // https://github.com/vladmandic/sdnext/issues/3910
+      {"zluda-nvcuda-load-failed",
+       "08:52:06-241924 WARNING  Failed to load ZLUDA: Could not find module 'C:\\Documents\\SD\\sdnext\\.zluda\\nvcuda.dll' (or one", "nvcuda.dll"},
+      // https://github.com/vladmandic/sdnext/issues/3140
+      {"nvrtc-load-failed",
+       "OSError: [WinError 126] The specified module could not be found. Error loading "
+       "\"C:\\sdnext\\venv\\lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.",
+       "caffe2_nvrtc.dll"},
+      // https://github.com/vladmandic/sdnext/issues/2880
+      {"torch-lib-patched-dll-load-failed",
+       "OSError: [WinError 126] Specified module not found. Error loading "
+       "\"L:\\_SD\\SD.Next.ZLuda\\automatic\\venv\\lib\\site-packages\\torch\\lib\\cublas64_11.dll\" or one of its dependencies.",
+       "cublas64_11.dll"},
+      // https://github.com/pytorch/pytorch/issues/73534
+      {"hip-no-binary-for-gpu", "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", "no kernels"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/108
+      {"torch-unknown-cuda-arch", "ValueError: Unknown CUDA arch (8.8+PTX) or GPU not supported", "8.8+PTX"},
+      // https://github.com/ollama/ollama/issues/12071
+      {"ollama-amdgpu-not-supported",
+       "time=... level=WARN msg=\"amdgpu is not supported (supported types:[])\" gpu_type=gfx1102 gpu=1 library=C:\\Users\\...\\lib\\ollama\\rocm",
+       "gfx1102"},
+      // https://github.com/vosen/ZLUDA/issues/604
+      {"cublas-arch-feature-absent", "CUDA error: the function requires an architectural feature absent from the device", "architectural feature"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/81
       {"miopen-database-path", "Cannot open database file:C:\\Users\\<non-ASCII>\\.miopen\\…", "non-ASCII"},
-      {"antivirus-quarantine", "Trojan:Win32/Wacatac.B!ml", "Antivirus"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/360
+      {"antivirus-quarantine", "[ERROR] Can't detect zluda.exe inside .\\zluda directory.", "Antivirus"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/463
+      {"zluda-family-mismatch", "[ERROR] Detected ZLUDA version: expected ERROR: Could not call zluda_get_nightly_flag:", "zluda_get_nightly_flag"},
   };
   return rows;
 }
@@ -115,19 +194,20 @@ std::string with_entry(const std::string& entry_json) { return R"({"format": 1, 
 
 TEST(KnowledgeBase, ValidationRefusesBrokenEntries) {
   const std::string good =
-      R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})";
+      R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "https://a.example"})";
   ASSERT_TRUE(explain::parse_knowledge_base(with_entry(good)));
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"({"id": "x", "title": "t", "patterns": ["(abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+      {R"({"id": "x", "title": "t", "patterns": ["(abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "https://a.example"})",
        "regular expression"},
-      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["xyz"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["xyz"], "cause": "c", "fix": "f", "facts": [], "source": "https://a.example"})",
        "do not match its sample"},
-      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": ["weather"], "source": "s"})",
+      {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": ["weather"], "source": "https://a.example"})",
        "unknown fact"},
-      {R"({"id": "x", "title": "{captured}", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})",
+      {R"({"id": "x", "title": "{captured}", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "https://a.example"})",
        "no group"},
       {R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": []})", "source"},
-      {R"({"id": "X Y", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "s"})", "kebab"},
+      {R"({"id": "X Y", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [], "source": "https://a.example"})",
+       "kebab"},
       {good + "," + good, "twice"},
   };
   for (const auto& [entry, says] : bad) {
@@ -187,7 +267,7 @@ bool has_fact(const explain::Explanation& e, const std::string& part) {
 }
 
 TEST(Explain, MessageGfxOfTheIntegratedGpuSaysWhichDeviceToSelect) {
-  const auto matches = explain::match_text(kb(), "Could not load C:\\x\\TensileLibrary_lazy_gfx1103.dat");
+  const auto matches = explain::match_text(kb(), "rocBLAS error: Could not load C:\\x\\TensileLibrary_lazy_gfx1103.dat");
   ASSERT_EQ(matches.size(), 1u);
   explain::MachineFacts machine;
   machine.profile = machine_with_igpu_first();
@@ -200,7 +280,7 @@ TEST(Explain, MessageGfxOfTheIntegratedGpuSaysWhichDeviceToSelect) {
 }
 
 TEST(Explain, WithoutAGfxInTheMessageTheMachinesIsUsed) {
-  const auto matches = explain::match_text(kb(), "CUBLAS_STATUS_NOT_SUPPORTED when calling cublasSgemm/cublasGemmEx");
+  const auto matches = explain::match_text(kb(), "CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasLtMatmul with transpose_mat1 1");
   ASSERT_EQ(matches.size(), 1u);
   explain::MachineFacts machine;
   machine.profile = machine_with_igpu_first();
@@ -238,6 +318,276 @@ TEST(Explain, JsonAndTextCarryTheExplanation) {
   const auto text = explain::render_text(e);
   EXPECT_NE(text.find("[no-gpu-visible]"), std::string::npos);
   EXPECT_NE(text.find("fix:"), std::string::npos);
+}
+
+std::string utf16(std::string_view ascii, bool little_endian, bool bom) {
+  std::string out;
+  if (bom) out = little_endian ? "\xFF\xFE" : "\xFE\xFF";
+  for (char c : ascii) {
+    if (little_endian) {
+      out += c;
+      out += '\0';
+    } else {
+      out += '\0';
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ids(const std::vector<explain::Match>& matches) {
+  std::vector<std::string> out;
+  for (const auto& m : matches) out.push_back(m.entry->id);
+  return out;
+}
+
+// tqdm redraws its bar with a bare \r: the message after it is a line of its own.
+TEST(Matcher, BareCarriageReturnEndsALine) {
+  const auto matches = explain::match_text(
+      kb(),
+      "  0%|          | 0/20 [00:00<?, ?it/s]\r 45%|####5     | 9/20 [00:04<00:05]\rRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\r\n");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"cudnn-execution-failed"});
+  EXPECT_EQ(matches[0].line, "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED");
+  EXPECT_EQ(matches[0].line_number, 3u);
+}
+
+// PowerShell 5.1's `>` writes UTF-16LE with a BOM; a cut log may have lost the BOM.
+TEST(Matcher, Utf16LogsWithAndWithoutBom) {
+  const std::string text = "loading\r\nRuntimeError: No CUDA GPUs are available\r\n";
+  for (auto [little, bom] : {std::pair{true, true}, {true, false}, {false, true}, {false, false}}) {
+    const auto matches = explain::match_text(kb(), utf16(text, little, bom));
+    ASSERT_EQ(ids(matches), std::vector<std::string>{"no-gpu-visible"}) << little << bom;
+    EXPECT_EQ(matches[0].line, "RuntimeError: No CUDA GPUs are available");
+    EXPECT_EQ(matches[0].line_number, 2u);
+  }
+  EXPECT_EQ(explain::normalise_log(utf16("abc", true, true)), "abc");
+  EXPECT_EQ(explain::normalise_log("\xEF\xBB\xBFplain"), "plain");
+}
+
+TEST(Matcher, AnsiColourCodesInsideTheMessageAreIgnored) {
+  const auto matches = explain::match_text(kb(), "\x1b[31mRuntimeError: No CUDA \x1b[1;31mGPUs\x1b[0m are available\x1b[0m\n\x1b]0;title\x07done\n");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"no-gpu-visible"});
+  EXPECT_EQ(matches[0].line, "RuntimeError: No CUDA GPUs are available");
+}
+
+// A message far into a very long line (a progress bar never ended with \n) is still found,
+// wherever the windows the line is searched in begin and end.
+TEST(Matcher, MessageAnywhereInAVeryLongLine) {
+  const std::string message = "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED";
+  for (std::size_t at : {std::size_t{0}, std::size_t{4096 - 20}, std::size_t{3072 + 5}, std::size_t{100000}, std::size_t{2'000'000}}) {
+    const std::string line = std::string(at, '#') + message + std::string(5000, '=');
+    const auto matches = explain::match_text(kb(), "before\n" + line + "\nafter\n");
+    ASSERT_EQ(ids(matches), std::vector<std::string>{"cudnn-execution-failed"}) << at;
+    EXPECT_EQ(matches[0].line_number, 2u);
+    EXPECT_LE(matches[0].line.size(), 4096u);
+  }
+}
+
+// The gfx is the one the pattern captures, not the first in the line (a TheRock folder name).
+TEST(Matcher, TheCapturedGfxWinsAndGfx90cIsATarget) {
+  auto matches = explain::match_text(kb(),
+                                     "rocBLAS error: Cannot read C:\\x\\_rocm_sdk_libraries_gfx110X_all\\bin\\rocblas\\library\\TensileLibrary.dat: "
+                                     "No such file or directory for GPU arch : gfx1103");
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].gfx, "gfx1103");
+  matches =
+      explain::match_text(kb(), "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : gfx90c");
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].gfx, "gfx90c");
+  EXPECT_NE(explain::explain_match(matches[0], {}).title.find("(gfx90c)"), std::string::npos);
+  // Not captured: the last target the line names, and a family folder (gfx110X) is none.
+  matches = explain::match_text(kb(), "hipErrorNoBinaryForGpu: Unable to find code object for all current devices! gfx110X_all gfx90a");
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_EQ(matches[0].gfx, "gfx90a");
+  matches =
+      explain::match_text(kb(), "hipErrorNoBinaryForGpu: Unable to find code object for all current devices! (_rocm_sdk_libraries_gfx110X_all)");
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_FALSE(matches[0].gfx);
+}
+
+// Without a gfx (no message gfx, no machine) the text still reads as a sentence.
+TEST(Matcher, NoGfxKnownReadsWell) {
+  for (const auto& entry : kb().entries) {
+    for (const auto& sample : entry.samples) {
+      auto matches = explain::match_text(kb(), sample);
+      ASSERT_FALSE(matches.empty()) << sample;
+      matches[0].gfx.reset();
+      const auto e = explain::explain_match(matches[0], {});
+      for (const auto* text : {&e.title, &e.cause, &e.fix}) EXPECT_EQ(text->find("_your GPU"), std::string::npos) << *text;
+    }
+  }
+}
+
+// run: a harmless hipBLASLt warning before the real cuDNN failure does not win, and of several
+// fatal messages the last one is explained.
+TEST(Matcher, RunExplainsTheLastFatalMessageNotAnEarlierWarning) {
+  const std::string log =
+      "rocblaslt error: Could not load \"TensileLibrary_lazy_gfx1101.dat\"\n"
+      "ZLUDA failed to load MIOpen.dll\n"
+      "!!! Exception during processing !!! GET was unable to find an engine to execute this computation\n";
+  auto e = explain::explain_failure(log, {});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "cudnn-miopen-failed");
+  EXPECT_EQ(e->line_number, 3u);
+  // A failure met early and again at the end counts where it last appeared.
+  e = explain::explain_failure(
+      "RuntimeError: No CUDA GPUs are available\nZLUDA failed to load MIOpen.dll\nRuntimeError: No CUDA GPUs are available\n", {});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "no-gpu-visible");
+  EXPECT_EQ(e->line_number, 1u);  // reported at its first line
+  e = explain::explain_failure("rocblaslt error: Could not load \"TensileLibrary_lazy_gfx1101.dat\"\nsomething else\n", {});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "hipblaslt-no-kernels-for-gfx");  // only a warning: it is still said
+}
+
+// The Windows dialogs never reach stderr: the loader's exit statuses stand for them.
+TEST(Matcher, LoaderExitStatusesTieToTheDialogEntries) {
+  const std::vector<std::pair<std::uint32_t, std::string>> ties = {
+      {0xC0000135u, "hip-runtime-not-found"}, {0xC0000139u, "hip-entry-point-missing"}, {0xC0000142u, "redirect-dll-init-failed"}};
+  for (const auto& [status, id] : ties) {
+    const auto e = explain::explain_failure("", {}, status);
+    ASSERT_TRUE(e) << status;
+    EXPECT_EQ(e->id, id);
+    EXPECT_NE(e->matched_line.find(fmt::format("0x{:08X}", status)), std::string::npos) << e->matched_line;
+    EXPECT_EQ(e->line_number, 0u);
+  }
+  EXPECT_FALSE(explain::explain_failure("", {}, 0xC0000005u));  // an access violation is not a loader dialog
+  // A fatal message in the output says more than the status.
+  const auto e = explain::explain_failure("RuntimeError: No CUDA GPUs are available\n", {}, 0xC0000135u);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "no-gpu-visible");
+}
+
+TEST(Matcher, EntryPointDialogsOfOtherModulesAreNotBlamedOnHip) {
+  EXPECT_TRUE(
+      explain::match_text(kb(), "The procedure entry point PyInit_foo could not be located in the dynamic link library C:\\Python311\\python311.dll")
+          .empty());
+  const auto matches = explain::match_text(kb(),
+                                           "The procedure entry point cuDevicePrimaryCtxRelease_v2 could not be located in the dynamic link library "
+                                           "C:\\zluda\\nvcuda.dll");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"hip-entry-point-missing"});
+  EXPECT_EQ(matches[0].captured, "cuDevicePrimaryCtxRelease_v2");
+}
+
+// rocBLAS gives the Tensile host error's reason on the next line.
+TEST(Matcher, TensileHostErrorCarriesItsReasonFromTheNextLine) {
+  const auto matches = explain::match_text(kb(),
+                                           "rocBLAS error: Could not initialize Tensile host:\n"
+                                           "regex_error(error_backref)\n");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"rocblas-tensile-host-init-failed"});
+  EXPECT_EQ(matches[0].line, "rocBLAS error: Could not initialize Tensile host: / regex_error(error_backref)");
+  const auto e = explain::explain_match(matches[0], {});
+  EXPECT_NE(e.cause.find("not a cause of its own"), std::string::npos);
+}
+
+TEST(Matcher, HipblasltIsNotCalledRocblas) {
+  const auto matches =
+      explain::match_text(kb(), "rocblaslt error: Could not load /usr/local/lib/ollama/rocm/hipblaslt/library/TensileLibrary_lazy_gfx1200.dat");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"hipblaslt-no-kernels-for-gfx"});
+  EXPECT_EQ(matches[0].gfx, "gfx1200");
+}
+
+// ComfyUI-Zluda's check prints the family mismatch and the antivirus guess on one line
+// (https://github.com/patientx/ComfyUI-Zluda/issues/445): the family mismatch is explained.
+TEST(Matcher, FamilyMismatchLineWithTheAntivirusGuess) {
+  const std::string line =
+      "[ERROR] Detected ZLUDA version: expected ERROR: Could not call zluda_get_nightly_flag: function 'zluda_get_nightly_flag' not found, but "
+      "nccl.dll is missing. Likely blocked by AV as false positive.";
+  explain::MachineFacts machine;
+  machine.runtime_family = "upstream";
+  const auto e = explain::explain_failure(line, machine);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id, "zluda-family-mismatch");
+  EXPECT_TRUE(has_fact(*e, "of the upstream family")) << ::testing::PrintToString(e->facts);
+}
+
+// Variants seen in threads: rocBLAS's summary line after "Could not load"
+// (https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12) and ComfyUI-Zluda's
+// launcher loading nvcuda.dll (https://github.com/patientx/ComfyUI-Zluda/issues/400).
+TEST(Matcher, MoreRealVariants) {
+  auto matches = explain::match_text(kb(), "rocBLAS error: Could not initialize Tensile library");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"rocblas-lazy-library-missing"});
+  matches =
+      explain::match_text(kb(),
+                          "[INFO] ZLUDA version: 3.9.5 ERROR: Could not load DLL: Could not find module 'D:\\ComfyZ\\zluda\\nvcuda.dll' (or one "
+                          "of its dependencies). Try using the full path with constructor syntax.");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"zluda-nvcuda-load-failed"});
+  EXPECT_EQ(matches[0].captured, "D:\\ComfyZ\\zluda\\nvcuda.dll");
+  // https://github.com/ByronLeeeee/Ollama-For-AMD-Installer/issues/12
+  matches = explain::match_text(kb(),
+                                "time=2025-07-29T13:31:47.016+02:00 level=WARN source=amd_windows.go:138 msg=\"amdgpu is not supported (supported "
+                                "types:[])\" gpu_type=gfx1100 gpu=0 library=C:\\Users\\krdb\\AppData\\Local\\Programs\\Ollama\\lib\\ollama\\rocm");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"ollama-amdgpu-not-supported"});
+  EXPECT_EQ(matches[0].gfx, "gfx1100");
+  matches = explain::match_text(kb(),
+                                "OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "
+                                "\"C:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\torch\\lib\\cublas64_11.dll\" or one of its dependencies.");
+  ASSERT_EQ(ids(matches), std::vector<std::string>{"torch-lib-patched-dll-load-failed"});
+}
+
+TEST(Matcher, RequiredLiteral) {
+  EXPECT_EQ(explain::required_literal(R"(Cannot read .*TensileLibrary\.dat.*for GPU arch ?: ?(gfx[0-9a-f]+))"), "tensilelibrary.dat");
+  EXPECT_EQ(explain::required_literal(R"(No CUDA GPUs are available)"), "no cuda gpus are available");
+  EXPECT_EQ(explain::required_literal(R"(abc|defgh)"), "");  // alternatives: nothing is certain
+  EXPECT_EQ(explain::required_literal(R"(x(abc|defgh)yz)"), "yz");
+  EXPECT_EQ(explain::required_literal(R"(colou?r)"), "colo");
+  EXPECT_EQ(explain::required_literal(R"(ab+cd)"), "ab");
+  EXPECT_EQ(explain::required_literal(R"(error_code: 2\b)"), "error_code: 2");
+  EXPECT_EQ(explain::required_literal(R"(\W+x[a-z]{2,3}yy)"), "yy");
+}
+
+// Every built-in pattern has a literal to look for, so a long log costs a substring search per
+// line, not a regex run.
+TEST(KnowledgeBase, EveryPatternHasAnAnchor) {
+  for (const auto& entry : kb().entries) {
+    ASSERT_EQ(entry.anchors.size(), entry.patterns.size());
+    for (std::size_t p = 0; p < entry.patterns.size(); ++p) {
+      EXPECT_GE(entry.anchors[p].size(), 4u) << entry.id << ": " << entry.patterns[p];
+    }
+  }
+}
+
+TEST(KnowledgeBase, SourcesArePublicAddressesAndGfxIsAWord) {
+  const std::string base = R"("id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "c", "fix": "f", "facts": [])";
+  for (const auto* source : {"research/users.md item 4", "ollama#4070", "https://github.com/a/b/issues/1 (research/x.md)", "https://x; y"}) {
+    auto parsed = explain::parse_knowledge_base(with_entry("{" + base + R"(, "source": ")" + source + "\"}"));
+    ASSERT_FALSE(parsed) << source;
+    EXPECT_NE(parsed.error().message.find("public"), std::string::npos) << parsed.error().message;
+  }
+  ASSERT_TRUE(explain::parse_knowledge_base(with_entry("{" + base + R"(, "source": "https://a.example/1; https://b.example/2"})")));
+  auto glued = explain::parse_knowledge_base(with_entry(
+      R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "cause": "TensileLibrary_lazy_{gfx}.dat", "fix": "f", "facts": [], "source": "https://a.example"})"));
+  ASSERT_FALSE(glued);
+  EXPECT_NE(glued.error().message.find("{gfx}"), std::string::npos);
+  auto status = explain::parse_knowledge_base(with_entry("{" + base + R"(, "source": "https://a.example", "exit_statuses": ["135"]})"));
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message.find("NTSTATUS"), std::string::npos);
+  auto severity = explain::parse_knowledge_base(with_entry("{" + base + R"(, "source": "https://a.example", "severity": "loud"})"));
+  ASSERT_FALSE(severity);
+}
+
+// Upstream's nvcuda.dll loads amdhip64_7.dll and falls back to amdhip64_6.dll (zluda/src/os_win.rs):
+// "a build made for your HIP major" is outdated advice; ZLUDA supports RX 5000 and newer only.
+TEST(KnowledgeBase, HipMajorAndGpuSupportWording) {
+  for (const auto& entry : kb().entries) {
+    for (const auto* text : {&entry.cause, &entry.fix}) {
+      EXPECT_EQ(text->find("made for the HIP major version"), std::string::npos) << entry.id;
+      EXPECT_EQ(text->find("ZLUDA build made for your HIP"), std::string::npos) << entry.id;
+    }
+  }
+  const auto e = explain::explain_match(explain::match_text(kb(), "The code execution cannot proceed because amdhip64.dll was not found.").at(0), {});
+  EXPECT_NE(e.cause.find("falls back to amdhip64_6.dll"), std::string::npos);
+  EXPECT_NE(e.cause.find("too new"), std::string::npos);
+  EXPECT_NE(e.fix.find("Polaris or Vega"), std::string::npos);
+}
+
+TEST(Explain, DriverThatBrokeZludaIsNamed) {
+  explain::MachineFacts machine;
+  machine.profile = machine_with_igpu_first();
+  machine.profile->driver.adrenalin_version = "25.5.1";
+  const auto e = explain::explain_match(explain::match_text(kb(), "RuntimeError: No CUDA GPUs are available").at(0), machine);
+  EXPECT_TRUE(has_fact(e, "the release that broke ZLUDA builds made before it")) << ::testing::PrintToString(e.facts);
+  EXPECT_NE(e.cause.find("25.5.1"), std::string::npos);
 }
 
 // docs/troubleshooting.md is generated from the knowledge base; the committed page must match it.
