@@ -44,7 +44,7 @@ struct Outlier {
 
 struct PairedResult {
   std::vector<Pair> pairs;
-  double b_vs_a_percent = 0;  // exp(mean log ratio) - 1, in percent
+  double b_vs_a_percent = 0;              // exp(mean log ratio) - 1, in percent
   std::optional<double> ci_low, ci_high;  // 95% t interval, percent; none below 2 pairs
   double sd_log = 0;                      // sample standard deviation of the log ratios
   // The difference this run would find 80% of the time (two-sided 5%), from the pairs' spread.

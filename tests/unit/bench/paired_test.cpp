@@ -123,7 +123,7 @@ struct SplitMix {
     return z ^ (z >> 31);
   }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double normal() {  // Box-Muller
+  double normal() {                                                           // Box-Muller
     const double u = 1.0 - uniform(), v = uniform();
     return std::sqrt(-2 * std::log(u)) * std::cos(2 * 3.14159265358979323846 * v);
   }
@@ -159,7 +159,7 @@ TEST(PairedSimulation, FalsePositivesAndPower) {
     for (int pairs : {5, 8, 10}) {
       double rates[3];
       for (int e = 0; e < 3; ++e) {
-        SplitMix rng{0x5eed0000ULL + static_cast<std::uint64_t>(s * 1000 + pairs * 10 + e)};
+        SplitMix rng{std::uint64_t{0x5eed0000} + static_cast<std::uint64_t>(s * 1000 + pairs * 10 + e)};
         int found = 0;
         for (int i = 0; i < kComparisons; ++i) found += finds_difference(rng, static_cast<Scenario>(s), pairs, 0.05 * e) ? 1 : 0;
         rates[e] = 100.0 * found / kComparisons;
