@@ -11,7 +11,7 @@
 namespace zcuda::bench {
 
 struct AnalysisSettings {
-  std::string measure;  // "wall-seconds" or the --metric pattern
+  std::string measure;          // "wall-seconds" or the --metric pattern
   bool per_run_values = false;  // with --metric: warm-up is a run's first values, not first runs
   int warmup = 0;
   Better better = Better::higher;

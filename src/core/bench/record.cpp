@@ -176,7 +176,7 @@ ComparisonRecord comparison_from(const json& j, int schema) {
   c.summary = j.at("summary").get<std::string>();
   c.bootstrap_seed = j.at("bootstrap").at("seed").get<std::uint64_t>();
   c.bootstrap_resamples = j.at("bootstrap").at("resamples").get<int>();
-  if (schema == 1) {
+  if (schema == 1 && !j.contains("method")) {
     c.method = std::string(kSchema1Method);
     return c;
   }
@@ -223,7 +223,9 @@ MachineInfo machine_from(const json& j) {
 json to_json(const BenchRecord& r) {
   json variants = json::array();
   for (const auto& v : r.variants) variants.push_back(variant_json(v));
+  // `record_schema` as well: the --json envelope puts its own "schema" at the top of the object.
   return {{"schema", r.schema},
+          {"record_schema", r.schema},
           {"command", "bench"},
           {"started", r.started},
           {"finished", r.finished},
@@ -245,7 +247,7 @@ json to_json(const BenchRecord& r) {
 Result<BenchRecord> bench_record_from_json(const json& j) {
   try {
     BenchRecord r;
-    r.schema = j.at("schema").get<int>();
+    r.schema = j.contains("record_schema") ? j.at("record_schema").get<int>() : j.at("schema").get<int>();
     if (r.schema < 1 || r.schema > kRecordSchema) {
       return fail(ErrorKind::invalid_input,
                   fmt::format("bench record schema {} is not supported (this zcuda reads 1 to {})", r.schema, kRecordSchema),
@@ -258,8 +260,9 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     const json& app = j.at("app");
     r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>()};
     r.runs_per_variant = j.at("runs_per_variant").get<int>();
-    if (r.schema == 1) {
-      // Schema 1 always alternated A B A B.
+    // Schema 1 always alternated A B A B. (Output of `bench --json` before record_schema
+    // existed says schema 1, the envelope's, and has the order: fields are read where present.)
+    if (r.schema == 1 && !j.contains("order")) {
       for (int i = 0; i < r.runs_per_variant; ++i) r.order += "AB";
     } else {
       r.order = j.at("order").get<std::string>();

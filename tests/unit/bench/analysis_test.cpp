@@ -47,17 +47,17 @@ void expect_same_comparison(const ComparisonRecord& stored, const ComparisonReco
   EXPECT_EQ(again.outliers.size(), stored.outliers.size()) << what;
 }
 
-TEST(BenchAnalysis, EverySchemaTwoRecordRecomputesFromItself) {
+TEST(BenchAnalysis, EveryPairedRecordRecomputesFromItself) {
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(kValidation)) {
     const std::string name = entry.path().filename().string();
-    if (!name.starts_with("nvidia-h200-bench-") || entry.path().extension() != ".json") continue;
+    if (!name.starts_with("nvidia-h200-bench-") || !name.ends_with(".json") || name.ends_with("-recomputed.json")) continue;
     const BenchRecord record = read_record(entry.path());
-    if (record.schema < 2) continue;
+    if (record.comparison.method != kPairedMethod) continue;  // the older records: below
     ++seen;
     expect_same_comparison(record.comparison, analyse(record, settings_of(record)), name);
   }
-  EXPECT_GE(seen, 0);  // the records of the paired H200 runs, when committed
+  EXPECT_GE(seen, 4);  // the paired H200 runs of 2026-12-04 (docs/validation/README.md)
 }
 
 TEST(BenchAnalysis, TheOlderAaRecordClaimsNoDifferenceWhenPaired) {
@@ -82,6 +82,20 @@ TEST(BenchAnalysis, TheOlderAaRecordClaimsNoDifferenceWhenPaired) {
   // The unpaired figure is kept, and it is the one that called a difference.
   ASSERT_TRUE(c.unpaired);
   EXPECT_GT(c.unpaired->ci95_percent.first, 0);
+}
+
+TEST(BenchAnalysis, TheH200PairedRunsSayWhatTheyShould) {
+  const auto aa = read_record(kValidation / "nvidia-h200-bench-paired-aa.json");
+  EXPECT_EQ(aa.comparison.verdict, Verdict::no_clear_difference);
+  EXPECT_EQ(aa.order, "ABBABAABABBABAAB");
+  const auto blocking = read_record(kValidation / "nvidia-h200-bench-paired-launch-blocking.json");
+  EXPECT_EQ(blocking.comparison.verdict, Verdict::a_better);  // B, with CUDA_LAUNCH_BLOCKING=1, slower
+  const auto delay = read_record(kValidation / "nvidia-h200-bench-paired-delay.json");
+  EXPECT_EQ(delay.comparison.verdict, Verdict::a_better);  // wall time, B started 0.151 s later
+  ASSERT_TRUE(delay.comparison.ci95_percent);
+  // The known size: 0.1509 s over A's median run of 2.994 s is 5.0%, inside the interval.
+  EXPECT_LT(delay.comparison.ci95_percent->first, 5.04);
+  EXPECT_GT(delay.comparison.ci95_percent->second, 5.04);
 }
 
 TEST(BenchAnalysis, RecomputedFilesMatchTheirRecords) {

@@ -128,7 +128,7 @@ TEST(BenchRecord, WrongFieldsAreNamed) {
   bad_verdict["comparison"]["verdict"] = "maybe";
   EXPECT_FALSE(bench_record_from_json(bad_verdict));
   nlohmann::json newer = to_json(sample());
-  newer["schema"] = 3;
+  newer["record_schema"] = 3;
   auto unsupported = bench_record_from_json(newer);
   ASSERT_FALSE(unsupported);
   EXPECT_NE(unsupported.error().message.find("schema 3"), std::string::npos);
