@@ -204,7 +204,8 @@ CommandRun setup_bench(CLI::App& sub) {
   auto f = std::make_shared<BenchFlags>();
   sub.footer(
       "Usage: zcuda bench [OPTIONS] [--] APP [ARGS...]\n"
-      "Runs APP --runs times under each of two variants, alternating A B A B, each run launched as 'zcuda run' launches it. "
+      "Runs APP --runs times under each of two variants, in balanced blocks A B B A, B A A B, compared in pairs, each run launched as 'zcuda run' "
+      "launches it. "
       "With --metric every match in a run's output is one value; without it a run's wall time is. A run fails on an "
       "unexpected exit code, a crash, --timeout or a failing --check; then the verdict is 'invalid' and zcuda exits 1. "
       "Ctrl-C stops after killing the running program and keeps the record, marked incomplete (exit 12). "
