@@ -55,8 +55,6 @@ struct PairedResult {
   Verdict verdict = Verdict::no_clear_difference;
   std::string reason;  // why a verdict was withheld: too few pairs, a zero-width interval
   std::vector<Outlier> outliers;
-
-  std::optional<double> half_width_percent() const;
 };
 
 // The analysis of run summaries paired by index (a[i] with b[i]). An error text (the verdict is

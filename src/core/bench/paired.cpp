@@ -136,11 +136,6 @@ double student_t_quantile(double p, double df) {
   return (low + high) / 2;
 }
 
-std::optional<double> PairedResult::half_width_percent() const {
-  if (!ci_low || !ci_high) return std::nullopt;
-  return (*ci_high - *ci_low) / 2;
-}
-
 PairedOutcome analyse_pairs(std::span<const double> a, std::span<const double> b, Better better) {
   if (a.size() != b.size()) return {std::nullopt, fmt::format("A has {} runs and B {}; runs are compared in pairs", a.size(), b.size())};
   if (a.empty()) return {std::nullopt, "no pairs of runs to compare"};
