@@ -1,10 +1,13 @@
 // zcuda bench: APP under two variants alternated, its output checked, the two compared, and a
 // record kept (docs/bench.md). Parses, calls bench::run_bench, renders.
+#include <charconv>
 #include <cstdio>
 
 #include <fmt/format.h>
 
+#include <zcuda/bench/analysis.hpp>
 #include <zcuda/bench/bench.hpp>
+#include <zcuda/platform/files.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/platform/terminal.hpp>
 #include <zcuda/ui/table.hpp>
@@ -26,7 +29,10 @@ struct BenchFlags {
   LaunchFlags launch;
   InlineGlobals globals;
   std::array<VariantFlags, 2> variants;
-  int runs = 2;
+  std::string runs = std::to_string(bench::Options{}.runs);
+  std::optional<double> target;
+  int max_runs = bench::Options{}.max_runs;
+  std::optional<std::string> from_record;
   std::optional<std::string> metric;
   std::optional<int> warmup;
   std::optional<std::string> better;
@@ -66,6 +72,37 @@ std::string format_value(const std::optional<bench::Summary>& s, double bench::S
   return s ? fmt::format("{:.6g}", (*s).*field) : "-";
 }
 
+std::string percent_text(double value) { return fmt::format("{:+.1f}%", value); }
+
+// What the comparison could see, its pairs' outliers and the unpaired figure: a line each.
+std::string render_analysis(const bench::BenchRecord& record, const ui::Style& style) {
+  const auto& c = record.comparison;
+  std::string text = fmt::format("  Method: {}, {} pair{} in the order {}\n", c.method, c.pairs.size(), c.pairs.size() == 1 ? "" : "s", record.order);
+  if (c.smallest_detectable_percent) {
+    text += fmt::format("  Smallest detectable difference: about {:.1f}% (found 80% of the time at this spread of the pairs)\n",
+                        *c.smallest_detectable_percent);
+  }
+  if (c.verdict == bench::Verdict::no_clear_difference && c.pairs_needed) {
+    text += fmt::format("  Pairs needed to see {:.0f}%: about {} (--runs {}, or --runs auto --target PCT)\n", bench::kNeededForEffectPercent,
+                        *c.pairs_needed, *c.pairs_needed);
+  }
+  for (const auto& o : c.outliers) {
+    const std::string what = o.what == "pair" ? fmt::format("pair {}", o.run) : fmt::format("{} run {}", o.what, o.run);
+    text += style.yellow(fmt::format("  Outlier: {} is {} from the typical {} (kept in the figure)\n", what, percent_text(o.percent_from_typical),
+                                     o.what == "pair" ? "pair's ratio" : o.what + " run"));
+  }
+  if (c.unpaired) {
+    text += style.dim(fmt::format("  Unpaired ({}): B {} against A, 95% CI {:.1f}% to {:.1f}%\n", bench::kUnpairedMethod,
+                                  percent_text(c.unpaired->b_vs_a_percent), c.unpaired->ci95_percent.first, c.unpaired->ci95_percent.second));
+  }
+  if (record.target_percent) {
+    const auto& ci = c.ci95_percent;
+    const bool met = ci && (ci->second - ci->first) / 2 <= *record.target_percent;
+    text += fmt::format("  Target: ±{:.1f}%: {}\n", *record.target_percent, met ? "reached" : "not reached within --max-runs");
+  }
+  return text;
+}
+
 std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   const auto& c = record.comparison;
   std::string headline = c.verdict == bench::Verdict::invalid ? style.red(c.summary) : style.bold(c.summary);
@@ -81,12 +118,7 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   text += table.render();
   text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
                       c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
-  if (record.runs_per_variant < 5 && c.verdict != bench::Verdict::invalid) {
-    text +=
-        style.dim(fmt::format("  With {} runs per variant the interval cannot see much run-to-run variation; --runs 5 or more "
-                              "gives a firmer verdict.\n",
-                              record.runs_per_variant));
-  }
+  if (c.verdict != bench::Verdict::invalid) text += render_analysis(record, style);
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
   }
@@ -119,7 +151,20 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
     if (!env) return std::unexpected(env.error());
     options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env)};
   }
-  options.runs = f.runs;
+  if (f.runs == "auto") {
+    if (!f.target) return fail(ErrorKind::usage, "--runs auto needs --target PCT", "Say how narrow the interval should be: --runs auto --target 2.");
+    options.target_percent = f.target;
+    options.max_runs = f.max_runs;
+  } else {
+    int runs = 0;
+    const auto [end, ec] = std::from_chars(f.runs.data(), f.runs.data() + f.runs.size(), runs);
+    if (ec != std::errc() || end != f.runs.data() + f.runs.size() || runs < 1 || runs > 1000) {
+      return fail(ErrorKind::usage, fmt::format("--runs '{}' is not a number from 1 to 1000 or 'auto'", f.runs),
+                  "Use --runs 8, or --runs auto --target 2.");
+    }
+    if (f.target) return fail(ErrorKind::usage, "--target goes with --runs auto", "Drop --target, or use --runs auto.");
+    options.runs = runs;
+  }
   if (f.metric) {
     auto metric = bench::Metric::compile(*f.metric);
     if (!metric) return std::unexpected(metric.error());
@@ -136,13 +181,31 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
   return options;
 }
 
+// --from-record: the record's runs analysed again; the record file itself is left as it is.
+Result<CommandOutput> from_record(const std::string& file, const Context& context) {
+  auto text = platform::read_file(file);
+  if (!text) return std::unexpected(text.error());
+  auto parsed = nlohmann::json::parse(*text, nullptr, false);
+  if (parsed.is_discarded()) return fail(ErrorKind::invalid_input, fmt::format("{} is not JSON", file), "Give a file that zcuda bench wrote.");
+  auto record = bench::bench_record_from_json(parsed);
+  if (!record) return std::unexpected(std::move(record.error()).with_note(file));
+  bench::BenchRecord recomputed = *record;
+  recomputed.comparison = bench::analyse(recomputed, bench::settings_of(recomputed));
+  CommandOutput output;
+  output.json = {{"record", file}, {"stored", bench::to_json(*record).at("comparison")}, {"recomputed", bench::to_json(recomputed).at("comparison")}};
+  output.text = fmt::format("Recomputed from {}\n(stored: {}; method {})\n\n", file, record->comparison.summary, record->comparison.method) +
+                render(recomputed, context.style);
+  return output;
+}
+
 }  // namespace
 
 CommandRun setup_bench(CLI::App& sub) {
   auto f = std::make_shared<BenchFlags>();
   sub.footer(
       "Usage: zcuda bench [OPTIONS] [--] APP [ARGS...]\n"
-      "Runs APP --runs times under each of two variants, alternating A B A B, each run launched as 'zcuda run' launches it. "
+      "Runs APP --runs times under each of two variants, in balanced blocks A B B A, B A A B, compared in pairs, each run launched as 'zcuda run' "
+      "launches it. "
       "With --metric every match in a run's output is one value; without it a run's wall time is. A run fails on an "
       "unexpected exit code, a crash, --timeout or a failing --check; then the verdict is 'invalid' and zcuda exits 1. "
       "Ctrl-C stops after killing the running program and keeps the record, marked incomplete (exit 12). "
@@ -166,7 +229,13 @@ CommandRun setup_bench(CLI::App& sub) {
         ->allow_extra_args(false);
     sub.add_option("--" + side + "-label", f->variants[i].label, "Name shown for variant " + name);
   }
-  sub.add_option("--runs", f->runs, "Runs per variant")->check(CLI::Range(1, 1000))->capture_default_str();
+  sub.add_option("--runs", f->runs,
+                 "Runs per variant, that is pairs of runs (a directional verdict needs 5), or 'auto' to add pairs until --target is met")
+      ->capture_default_str();
+  sub.add_option("--target", f->target, "With --runs auto: the 95% interval's half-width to reach, in percent")->check(CLI::PositiveNumber);
+  sub.add_option("--max-runs", f->max_runs, "With --runs auto: the most pairs to run")->check(CLI::Range(6, 1000))->capture_default_str();
+  sub.add_option("--from-record", f->from_record,
+                 "Recompute the comparison of a saved bench record (any schema) with this zcuda's method, and print it; runs nothing");
   sub.add_option("--metric", f->metric, "Regular expression with one capture group; every match in a run's output is one value");
   sub.add_option("--warmup", f->warmup, "Values dropped at the start of every run (default 1 with --metric; without it, the first N runs)")
       ->check(CLI::Range(0, 1000000));
@@ -187,6 +256,7 @@ CommandRun setup_bench(CLI::App& sub) {
     if (f->show_output && context.options.json) {
       return fail(ErrorKind::usage, "--show-output cannot be used with --json", "Standard output holds the JSON record; drop one of them.");
     }
+    if (f->from_record) return from_record(*f->from_record, context);
     auto program = program_and_args(sub.remaining(), "bench");
     if (!program) return std::unexpected(program.error());
     // The record names the machine's GPUs: full names here.

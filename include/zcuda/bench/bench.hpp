@@ -1,6 +1,6 @@
 #pragma once
-// `zcuda bench`: one program run under two variants (runtime + environment), alternated
-// A B A B ..., each run launched as `zcuda run` launches it, its output checked and measured,
+// `zcuda bench`: one program run under two variants (runtime + environment), in balanced
+// blocks A B B A, B A A B, ..., each run launched as `zcuda run` launches it, its output checked and measured,
 // and the two compared (docs/bench.md).
 #include <array>
 #include <atomic>
@@ -34,7 +34,11 @@ struct Options {
   launch::Options launch;
   bool no_stage = false;
   std::array<VariantSpec, 2> variants;
-  int runs = 2;                  // per variant
+  int runs = 6;  // per variant: pairs
+  // --runs auto: pairs are added (from 6, two at a time) until the interval's half-width is at
+  // most this many percent, or max_runs pairs have run.
+  std::optional<double> target_percent;
+  int max_runs = 30;
   std::optional<Metric> metric;  // none: a run's wall time is its value
   int warmup = 0;                // values dropped at the start of every run
   Better better = Better::lower;

@@ -11,13 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/home/home.hpp>
+#include <zcuda/bench/paired.hpp>
 #include <zcuda/bench/stats.hpp>
 #include <zcuda/base/error.hpp>
 #include <zcuda/platform/os.hpp>
 
 namespace zcuda::bench {
 
-inline constexpr int kRecordSchema = 1;
+// 2: the paired analysis (order, run positions and summaries, pairs, method). 1 still reads.
+inline constexpr int kRecordSchema = 2;
 
 struct CheckResult {
   int exit_code = 0;
@@ -26,7 +28,9 @@ struct CheckResult {
 };
 
 struct RunResult {
-  int number = 0;  // 1..runs within its variant
+  int number = 0;       // 1..runs within its variant
+  int position = 0;     // 1.. in the launch order of the whole bench; 0 in schema 1 records
+  std::string started;  // UTC, ISO 8601; empty in schema 1 records
   int exit_code = 0;
   std::optional<int> signal;  // POSIX: the signal that ended it
   bool timed_out = false;
@@ -64,14 +68,34 @@ struct VariantRecord {
   bool ok = false;                 // every run passed and values were found
 };
 
+// The unpaired figures (kept for anyone who wants them): pooled medians and the two-stage
+// bootstrap of stats.hpp.
+struct UnpairedRecord {
+  double b_vs_a_percent = 0;
+  std::pair<double, double> ci95_percent;
+  Verdict verdict = Verdict::invalid;
+};
+
+inline constexpr std::string_view kUnpairedMethod = "two-stage-bootstrap/1";
+// What schema 1 records' figures came from (an unpaired bootstrap of the zcuda that ran).
+inline constexpr std::string_view kSchema1Method = "unpaired-bootstrap (schema 1)";
+
 struct ComparisonRecord {
   std::string measure;  // "wall-seconds" or the --metric pattern
   Better better = Better::higher;
   int warmup = 0;
+  std::string method = std::string(kPairedMethod);
   std::optional<double> b_vs_a_percent;
   std::optional<std::pair<double, double>> ci95_percent;
   Verdict verdict = Verdict::invalid;
-  std::string summary;  // the sentence a person reads first
+  std::string summary;   // the sentence a person reads first
+  std::string withheld;  // why no directional verdict was given although an interval was
+  std::vector<Pair> pairs;
+  std::optional<double> sd_log_ratio;
+  std::optional<double> smallest_detectable_percent;
+  std::optional<int> pairs_needed;  // for kNeededForEffectPercent, with no clear difference
+  std::vector<Outlier> outliers;
+  std::optional<UnpairedRecord> unpaired;
   std::uint64_t bootstrap_seed = 0;
   int bootstrap_resamples = 0;
 };
@@ -105,6 +129,8 @@ struct BenchRecord {
   std::string zcuda_version;
   AppInfo app;
   int runs_per_variant = 0;
+  std::string order;                     // "ABBABAAB..."; schema 1 records ran "ABAB..."
+  std::optional<double> target_percent;  // --runs auto --target: the half-width aimed at
   int expect_exit = 0;
   std::optional<double> timeout_seconds;
   std::optional<std::string> check;

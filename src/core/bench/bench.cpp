@@ -1,5 +1,7 @@
 #include <zcuda/bench/bench.hpp>
 
+#include <zcuda/bench/analysis.hpp>
+
 #include <algorithm>
 #include <chrono>
 
@@ -183,66 +185,33 @@ RunResult run_once(PreparedVariant& variant, int number, const Options& options)
   return run;
 }
 
-// Kept values run by run: the warm-up dropped from every run (with wall time, the variant's
-// first runs dropped).
-Runs kept_by_run(const VariantRecord& v, const Options& options) {
-  Runs out;
-  for (const auto& r : v.runs) {
-    if (!r.ok()) continue;
-    if (options.metric) {
-      out.emplace_back(r.values.begin() + std::min<std::ptrdiff_t>(options.warmup, std::ssize(r.values)), r.values.end());
-    } else if (r.number > options.warmup) {
-      out.push_back(r.values);
-    }
-  }
-  return out;
+AnalysisSettings analysis_settings(const Options& options) {
+  return {options.metric ? options.metric->pattern() : "wall-seconds", options.metric.has_value(), options.warmup, options.better, options.bootstrap};
 }
 
-void summarize_variant(VariantRecord& v, const Options& options) {
+void summarize_variant(VariantRecord& v, int runs, const AnalysisSettings& settings) {
   v.values.clear();
-  for (const auto& run : kept_by_run(v, options)) v.values.insert(v.values.end(), run.begin(), run.end());
-  v.ok =
-      static_cast<int>(v.runs.size()) == options.runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) && !v.values.empty();
+  for (const auto& run : kept_by_run(v, settings)) v.values.insert(v.values.end(), run.begin(), run.end());
+  v.ok = static_cast<int>(v.runs.size()) == runs && std::ranges::all_of(v.runs, [](const RunResult& r) { return r.ok(); }) && !v.values.empty();
   v.summary = v.ok ? summarize(v.values) : std::nullopt;
 }
 
-std::string first_failure(const std::vector<VariantRecord>& variants) {
+// --runs auto: whether the pairs so far (whole blocks of four runs, at least kAutoFirstCheck
+// pairs) give an interval no wider than ±target. A failed run ends the bench: no interval would come.
+constexpr int kAutoFirstCheck = 6;
+bool enough_for_target(std::vector<PreparedVariant>& variants, int pairs, const Options& options) {
   for (const auto& v : variants) {
-    for (const auto& r : v.runs) {
-      if (!r.ok()) return fmt::format("{} run {}: {}", v.name, r.number, r.failure);
-    }
-    if (v.runs.empty() || v.values.empty()) return fmt::format("{} has no values", v.name);
+    if (!std::ranges::all_of(v.record.runs, [](const RunResult& r) { return r.ok(); })) return true;
   }
-  return "a variant has no values";
-}
-
-ComparisonRecord compare_variants(const BenchRecord& record, const Options& options) {
-  ComparisonRecord c;
-  c.measure = options.metric ? options.metric->pattern() : "wall-seconds";
-  c.better = options.better;
-  c.warmup = options.warmup;
-  c.bootstrap_seed = options.bootstrap.seed;
-  c.bootstrap_resamples = options.bootstrap.resamples;
-  const auto& a = record.variants[0];
-  const auto& b = record.variants[1];
-  if (!record.complete) {
-    c.summary = "incomplete: stopped by Ctrl-C before every run was done";
-    return c;
+  if (pairs < kAutoFirstCheck || pairs % 2 != 0) return false;
+  BenchRecord so_far;
+  so_far.runs_per_variant = pairs;
+  for (auto& v : variants) {
+    summarize_variant(v.record, pairs, analysis_settings(options));
+    so_far.variants.push_back(v.record);
   }
-  if (!a.ok || !b.ok) {
-    c.summary = "invalid: " + first_failure(record.variants);
-    return c;
-  }
-  auto compared = compare(kept_by_run(a, options), kept_by_run(b, options), options.better, options.bootstrap);
-  if (!compared) {
-    c.summary = "invalid: A's median is 0, so B cannot be stated as a percentage of it";
-    return c;
-  }
-  c.b_vs_a_percent = compared->b_vs_a_percent;
-  c.ci95_percent = std::pair(compared->ci_low, compared->ci_high);
-  c.verdict = compared->verdict;
-  c.summary = describe(*compared, options.better);
-  return c;
+  const ComparisonRecord c = analyse(so_far, analysis_settings(options));
+  return c.ci95_percent && (c.ci95_percent->second - c.ci95_percent->first) / 2 <= *options.target_percent;
 }
 
 }  // namespace
@@ -268,7 +237,9 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   BenchRecord record;
   record.started = utc_now();
   record.zcuda_version = std::string(version());
-  record.runs_per_variant = options.runs;
+  const int planned = options.target_percent ? options.max_runs : options.runs;
+  const std::vector<int> order = balanced_order(planned);
+  record.target_percent = options.target_percent;
   record.expect_exit = options.expect_exit;
   if (options.timeout) record.timeout_seconds = std::chrono::duration<double>(*options.timeout).count();
   record.check = options.check;
@@ -285,15 +256,16 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   record.app.args = options.launch.args;
   if (auto digest = sha256_file(target)) record.app.sha256 = *digest;
 
-  // A B A B ...: drift on the machine (heat, other load) falls on both alike.
-  const int steps = 2 * options.runs;
+  // A B B A, B A A B, ...: a drift of the machine (heat, other load) cancels within each block.
+  const int steps = static_cast<int>(order.size());
   for (int step = 0; step < steps; ++step) {
     if (options.cancel != nullptr && options.cancel->load()) {
       record.complete = false;
       break;
     }
-    PreparedVariant& variant = variants[static_cast<std::size_t>(step % 2)];
-    const int number = step / 2 + 1;
+    if (options.target_percent && step % 2 == 0 && enough_for_target(variants, step / 2, options)) break;
+    PreparedVariant& variant = variants[static_cast<std::size_t>(order[static_cast<std::size_t>(step)])];
+    const int number = static_cast<int>(variant.record.runs.size()) + 1;
     RunResult run;
     if (auto staged = stage_for(variant, options, detected, observer); !staged) {
       // Before the first run nothing was measured: the error itself, with its exit code. Later,
@@ -304,21 +276,26 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
       run.failure = "the folder could not be staged: " + staged.error().message;
     } else {
       observer.run_starting(variant.record, number, step + 1, steps);
+      const std::string started = utc_now();
       run = run_once(variant, number, options);
+      run.started = started;
     }
+    run.position = step + 1;
     const bool cancelled = run.cancelled;
     variant.record.runs.push_back(std::move(run));
+    record.order += variant.record.name;
     observer.run_finished(variant.record, variant.record.runs.back(), step + 1, steps);
     if (cancelled) {
       record.complete = false;
       break;
     }
   }
+  record.runs_per_variant = options.target_percent ? static_cast<int>(record.order.size() / 2) : options.runs;
   for (auto& v : variants) {
-    summarize_variant(v.record, options);
+    summarize_variant(v.record, record.runs_per_variant, analysis_settings(options));
     record.variants.push_back(std::move(v.record));
   }
-  record.comparison = compare_variants(record, options);
+  record.comparison = analyse(record, analysis_settings(options));
   record.finished = utc_now();
   return record;
 }

@@ -42,6 +42,8 @@ json run_json(const RunResult& r) {
   json check = nullptr;
   if (r.check) check = {{"exit_code", r.check->exit_code}, {"ok", r.check->ok}, {"seconds", r.check->seconds}};
   return {{"run", r.number},
+          {"position", r.position},
+          {"started", r.started},
           {"exit_code", r.exit_code},
           {"signal", optional_json(r.signal)},
           {"timed_out", r.timed_out},
@@ -57,6 +59,8 @@ json run_json(const RunResult& r) {
 RunResult run_from(const json& j) {
   RunResult r;
   r.number = j.at("run").get<int>();
+  r.position = j.value("position", 0);  // schema 1 records have neither
+  r.started = j.value("started", std::string());
   r.exit_code = j.at("exit_code").get<int>();
   r.signal = optional_from<int>(j, "signal");
   r.timed_out = j.at("timed_out").get<bool>();
@@ -114,16 +118,52 @@ VariantRecord variant_from(const json& j) {
   return v;
 }
 
-json comparison_json(const ComparisonRecord& c) {
-  json ci = nullptr;
-  if (c.ci95_percent) ci = json::array({c.ci95_percent->first, c.ci95_percent->second});
-  return {{"measure", c.measure}, {"better", to_string(c.better)},
-          {"warmup", c.warmup},   {"b_vs_a_percent", optional_json(c.b_vs_a_percent)},
-          {"ci95_percent", ci},   {"verdict", to_string(c.verdict)},
-          {"summary", c.summary}, {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
+json ci_json(const std::optional<std::pair<double, double>>& ci) { return ci ? json::array({ci->first, ci->second}) : json(nullptr); }
+
+std::optional<std::pair<double, double>> ci_from(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return std::pair(j.at(key).at(0).get<double>(), j.at(key).at(1).get<double>());
 }
 
-ComparisonRecord comparison_from(const json& j) {
+Verdict verdict_from(const json& j) {
+  auto verdict = parse_verdict(j.at("verdict").get<std::string>());
+  if (!verdict) throw json::other_error::create(501, "comparison.verdict is not a known verdict", &j);
+  return *verdict;
+}
+
+json comparison_json(const ComparisonRecord& c) {
+  json pairs = json::array();
+  for (const auto& p : c.pairs) pairs.push_back({{"pair", p.number}, {"a", p.a}, {"b", p.b}, {"log_ratio", p.log_ratio}});
+  json outliers = json::array();
+  for (const auto& o : c.outliers) outliers.push_back({{"of", o.what}, {"run", o.run}, {"percent_from_typical", o.percent_from_typical}});
+  json unpaired = nullptr;
+  if (c.unpaired) {
+    unpaired = {{"method", kUnpairedMethod},
+                {"b_vs_a_percent", c.unpaired->b_vs_a_percent},
+                {"ci95_percent", ci_json(c.unpaired->ci95_percent)},
+                {"verdict", to_string(c.unpaired->verdict)}};
+  }
+  json needed = nullptr;
+  if (c.pairs_needed) needed = {{"effect_percent", kNeededForEffectPercent}, {"pairs", *c.pairs_needed}};
+  return {{"measure", c.measure},
+          {"better", to_string(c.better)},
+          {"warmup", c.warmup},
+          {"method", c.method},
+          {"b_vs_a_percent", optional_json(c.b_vs_a_percent)},
+          {"ci95_percent", ci_json(c.ci95_percent)},
+          {"verdict", to_string(c.verdict)},
+          {"summary", c.summary},
+          {"withheld", c.withheld},
+          {"pairs", pairs},
+          {"sd_log_ratio", optional_json(c.sd_log_ratio)},
+          {"smallest_detectable_percent", optional_json(c.smallest_detectable_percent)},
+          {"pairs_needed", needed},
+          {"outliers", outliers},
+          {"unpaired", unpaired},
+          {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
+}
+
+ComparisonRecord comparison_from(const json& j, int schema) {
   ComparisonRecord c;
   c.measure = j.at("measure").get<std::string>();
   auto better = parse_better(j.at("better").get<std::string>());
@@ -131,13 +171,29 @@ ComparisonRecord comparison_from(const json& j) {
   c.better = *better;
   c.warmup = j.at("warmup").get<int>();
   c.b_vs_a_percent = optional_from<double>(j, "b_vs_a_percent");
-  if (const json& ci = j.at("ci95_percent"); !ci.is_null()) c.ci95_percent = std::pair(ci.at(0).get<double>(), ci.at(1).get<double>());
-  auto verdict = parse_verdict(j.at("verdict").get<std::string>());
-  if (!verdict) throw json::other_error::create(501, "comparison.verdict is not a known verdict", &j);
-  c.verdict = *verdict;
+  c.ci95_percent = ci_from(j, "ci95_percent");
+  c.verdict = verdict_from(j);
   c.summary = j.at("summary").get<std::string>();
   c.bootstrap_seed = j.at("bootstrap").at("seed").get<std::uint64_t>();
   c.bootstrap_resamples = j.at("bootstrap").at("resamples").get<int>();
+  if (schema == 1 && !j.contains("method")) {
+    c.method = std::string(kSchema1Method);
+    return c;
+  }
+  c.method = j.at("method").get<std::string>();
+  c.withheld = j.at("withheld").get<std::string>();
+  for (const auto& p : j.at("pairs")) {
+    c.pairs.push_back({p.at("pair").get<int>(), p.at("a").get<double>(), p.at("b").get<double>(), p.at("log_ratio").get<double>()});
+  }
+  c.sd_log_ratio = optional_from<double>(j, "sd_log_ratio");
+  c.smallest_detectable_percent = optional_from<double>(j, "smallest_detectable_percent");
+  if (const json& n = j.at("pairs_needed"); !n.is_null()) c.pairs_needed = n.at("pairs").get<int>();
+  for (const auto& o : j.at("outliers")) {
+    c.outliers.push_back({o.at("of").get<std::string>(), o.at("run").get<int>(), o.at("percent_from_typical").get<double>()});
+  }
+  if (const json& u = j.at("unpaired"); !u.is_null()) {
+    c.unpaired = UnpairedRecord{u.at("b_vs_a_percent").get<double>(), *ci_from(u, "ci95_percent"), verdict_from(u)};
+  }
   return c;
 }
 
@@ -167,7 +223,9 @@ MachineInfo machine_from(const json& j) {
 json to_json(const BenchRecord& r) {
   json variants = json::array();
   for (const auto& v : r.variants) variants.push_back(variant_json(v));
+  // `record_schema` as well: the --json envelope puts its own "schema" at the top of the object.
   return {{"schema", r.schema},
+          {"record_schema", r.schema},
           {"command", "bench"},
           {"started", r.started},
           {"finished", r.finished},
@@ -175,6 +233,8 @@ json to_json(const BenchRecord& r) {
           {"zcuda", r.zcuda_version},
           {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}}},
           {"runs_per_variant", r.runs_per_variant},
+          {"order", r.order},
+          {"target_percent", optional_json(r.target_percent)},
           {"expect_exit", r.expect_exit},
           {"timeout_seconds", optional_json(r.timeout_seconds)},
           {"check", optional_json(r.check)},
@@ -187,9 +247,11 @@ json to_json(const BenchRecord& r) {
 Result<BenchRecord> bench_record_from_json(const json& j) {
   try {
     BenchRecord r;
-    r.schema = j.at("schema").get<int>();
-    if (r.schema != kRecordSchema) {
-      return fail(ErrorKind::invalid_input, fmt::format("bench record schema {} is not supported (this zcuda reads {})", r.schema, kRecordSchema));
+    r.schema = j.contains("record_schema") ? j.at("record_schema").get<int>() : j.at("schema").get<int>();
+    if (r.schema < 1 || r.schema > kRecordSchema) {
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("bench record schema {} is not supported (this zcuda reads 1 to {})", r.schema, kRecordSchema),
+                  "A newer zcuda wrote it; read it with that version.");
     }
     r.started = j.at("started").get<std::string>();
     r.finished = j.at("finished").get<std::string>();
@@ -198,11 +260,19 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     const json& app = j.at("app");
     r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>()};
     r.runs_per_variant = j.at("runs_per_variant").get<int>();
+    // Schema 1 always alternated A B A B. (Output of `bench --json` before record_schema
+    // existed says schema 1, the envelope's, and has the order: fields are read where present.)
+    if (r.schema == 1 && !j.contains("order")) {
+      for (int i = 0; i < r.runs_per_variant; ++i) r.order += "AB";
+    } else {
+      r.order = j.at("order").get<std::string>();
+      r.target_percent = optional_from<double>(j, "target_percent");
+    }
     r.expect_exit = j.at("expect_exit").get<int>();
     r.timeout_seconds = optional_from<double>(j, "timeout_seconds");
     r.check = optional_from<std::string>(j, "check");
     for (const auto& v : j.at("variants")) r.variants.push_back(variant_from(v));
-    r.comparison = comparison_from(j.at("comparison"));
+    r.comparison = comparison_from(j.at("comparison"), r.schema);
     r.machine = machine_from(j.at("machine"));
     return r;
   } catch (const json::exception& e) {

@@ -37,7 +37,7 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
   EXPECT_EQ(out.at("command"), "bench");
   EXPECT_EQ(out.at("comparison").at("verdict"), "a-better");
   EXPECT_EQ(out.at("variants").at(1).at("env").at("ZCUDA_TEST_FACTOR"), "0.5");
-  EXPECT_EQ(out.at("variants").at(0).at("values").size(), 6u);  // 2 runs x (4 - 1 warm-up)
+  EXPECT_EQ(out.at("variants").at(0).at("values").size(), 18u);  // 6 runs (the default) x (4 - 1 warm-up)
   const std::string record = out.at("record").get<std::string>();
   EXPECT_TRUE(fs::exists(path_from_utf8(record)));
   const json kept = json::parse(read_file(record));
@@ -59,6 +59,9 @@ TEST_F(BenchCli, TextLeadsWithTheSentence) {
   EXPECT_TRUE(r.out.starts_with("no clear difference (95% CI ")) << r.out;
   EXPECT_NE(r.out.find("old"), std::string::npos);
   EXPECT_NE(r.out.find("Record: "), std::string::npos);
+  EXPECT_NE(r.out.find("Method: paired-t-log-ratio/1, 6 pairs in the order ABBABAABABBA"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Smallest detectable difference: about "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Unpaired (two-stage-bootstrap/1)"), std::string::npos) << r.out;
   // Not a terminal: no progress lines.
   EXPECT_EQ(r.err.find("[1/4]"), std::string::npos) << r.err;
 }
@@ -80,6 +83,27 @@ TEST_F(BenchCli, UsageErrorsAreUsageErrors) {
   EXPECT_EQ(better.exit_code, 2);
   auto both = bench({"--json", "--show-output", path_to_utf8(test_child())});
   EXPECT_EQ(both.exit_code, 2);
+  auto no_target = bench({"--runs", "auto", path_to_utf8(test_child())});
+  EXPECT_EQ(no_target.exit_code, 2);
+  EXPECT_NE(no_target.err.find("--runs auto needs --target"), std::string::npos) << no_target.err;
+  auto words = bench({"--runs", "many", path_to_utf8(test_child())});
+  EXPECT_EQ(words.exit_code, 2);
+  EXPECT_NE(words.err.find("'auto'"), std::string::npos) << words.err;
+  auto missing = bench({"--from-record", path_to_utf8(tmp / "none.json")});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+}
+
+TEST_F(BenchCli, FromRecordRecomputesTheCommittedAaRecord) {
+  const std::string file = std::string(ZCUDA_SOURCE_DIR) + "/docs/validation/nvidia-h200-bench-aa.json";
+  auto r = bench({"--json", "--from-record", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("stored").at("verdict"), "b-better");  // what the older method claimed
+  EXPECT_EQ(out.at("recomputed").at("verdict"), "no-clear-difference");
+  EXPECT_EQ(out.at("recomputed").at("method"), "paired-t-log-ratio/1");
+  EXPECT_EQ(out.at("recomputed").at("pairs").size(), 5u);
+  auto text = bench({"--from-record", file});
+  EXPECT_TRUE(text.out.starts_with("Recomputed from ")) << text.out;
 }
 
 TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {

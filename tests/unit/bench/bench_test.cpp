@@ -92,17 +92,42 @@ TEST_F(BenchTest, TheWarmUpValueOfEveryRunIsDropped) {
   }
 }
 
-TEST_F(BenchTest, RunsAlternateAndSeeTheirVariantAndNumber) {
+TEST_F(BenchTest, RunsGoInBalancedBlocksAndSeeTheirVariantAndNumber) {
   const fs::path log = tmp / "order.txt";
   options.launch.args = {"appendenv", path_to_utf8(log), "ZCUDA_BENCH_VARIANT", "ZCUDA_BENCH_RUN"};
   options.runs = 3;
   auto r = bench();
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(test::read_file(log), "A 1\nB 1\nA 2\nB 2\nA 3\nB 3\n");
-  EXPECT_EQ(observer.order, (std::vector<std::string>{"A1", "B1", "A2", "B2", "A3", "B3"}));
+  EXPECT_EQ(test::read_file(log), "A 1\nB 1\nB 2\nA 2\nB 3\nA 3\n");
+  EXPECT_EQ(observer.order, (std::vector<std::string>{"A1", "B1", "B2", "A2", "B3", "A3"}));
+  EXPECT_EQ(r->order, "ABBABA");
+  EXPECT_EQ(r->variants[0].runs[1].position, 4);  // A's run 2 came fourth
+  EXPECT_EQ(r->variants[1].runs[1].position, 3);
+  EXPECT_FALSE(r->variants[0].runs[0].started.empty());
+  // Three pairs: an interval, but no directional verdict.
+  ASSERT_EQ(r->comparison.pairs.size(), 3u);
+  EXPECT_EQ(r->comparison.verdict, Verdict::no_clear_difference);
+  EXPECT_NE(r->comparison.withheld.find("3 pairs"), std::string::npos) << r->comparison.withheld;
   // Without a metric each run's wall time is its one value, and lower is better.
   EXPECT_EQ(r->variants[0].values.size(), 3u);
   EXPECT_EQ(r->comparison.measure, "wall-seconds");
+}
+
+TEST_F(BenchTest, RunsAutoAddsPairsUntilTheTargetOrTheCap) {
+  series(4);
+  options.target_percent = 50;  // met at the first check
+  options.max_runs = 10;
+  auto wide = bench();
+  ASSERT_TRUE(wide) << wide.error().message;
+  EXPECT_EQ(wide->runs_per_variant, 6);
+  EXPECT_EQ(wide->order, "ABBABAABABBA");
+  EXPECT_EQ(wide->target_percent, 50);
+  options.target_percent = 1e-6;  // never met: the cap
+  auto capped = bench();
+  ASSERT_TRUE(capped) << capped.error().message;
+  EXPECT_EQ(capped->runs_per_variant, 10);
+  EXPECT_EQ(capped->comparison.pairs.size(), 10u);
+  EXPECT_TRUE(capped->variants[0].ok && capped->variants[1].ok);
 }
 
 void expect_invalid(const BenchRecord& r, const std::string& failure_part) {
@@ -266,8 +291,9 @@ TEST_F(BenchTest, NativeAndARuntimeFolderEachLaunchTheirOwnLibraries) {
   EXPECT_EQ(r->variants[1].runtime.libraries[0].name, driver);
   EXPECT_EQ(r->variants[1].runtime.libraries[0].sha256.size(), 64u);
   EXPECT_TRUE(r->variants[0].runtime.libraries.empty());
-  // B ran last, so the folder is staged now; the original library is backed up, not lost.
-  EXPECT_NE(test::read_file(app / driver), test::read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
+  // A B B A: native A ran last, so the folder was restored: the program's own library is back.
+  EXPECT_EQ(r->order, "ABBA");
+  EXPECT_EQ(test::read_file(app / driver), test::read_file(path_from_utf8(ZCUDA_TEST_APP_LIBCUDA)));
   bool said_unstaged = false;
   for (const auto& n : observer.notices) said_unstaged = said_unstaged || n.find("unstaged") != std::string::npos;
   EXPECT_TRUE(said_unstaged);

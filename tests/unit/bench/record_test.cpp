@@ -49,15 +49,27 @@ BenchRecord sample() {
   failed.failure = "killed by signal 11 (SIGSEGV)";
   failed.output_tail = "Segmentation fault\n";
   r.variants[1].runs.push_back(failed);
-  r.comparison = {"overall_sps ([0-9.]+)",
-                  Better::higher,
-                  1,
-                  -3.03,
-                  std::pair(-4.1, -1.9),
-                  Verdict::a_better,
-                  "B is 3.0% slower than A (95% CI 1.9% to 4.1%)",
-                  20261203,
-                  10000};
+  r.order = "ABBA";
+  r.target_percent = 2.5;
+  r.variants[0].runs[0].position = 1;
+  r.variants[0].runs[0].started = "2026-12-03T08:00:01Z";
+  ComparisonRecord& c = r.comparison;
+  c.measure = "overall_sps ([0-9.]+)";
+  c.better = Better::higher;
+  c.warmup = 1;
+  c.b_vs_a_percent = -3.03;
+  c.ci95_percent = std::pair(-4.1, -1.9);
+  c.verdict = Verdict::a_better;
+  c.summary = "B is 3.0% slower than A (95% CI 1.9% to 4.1%)";
+  c.withheld = "";
+  c.pairs = {{1, 250.25, 240.5, -0.0397}, {2, 251, 243, -0.0324}};
+  c.sd_log_ratio = 0.005;
+  c.smallest_detectable_percent = 1.5;
+  c.pairs_needed = 7;
+  c.outliers = {{"A", 2, -12.5}};
+  c.unpaired = UnpairedRecord{-3.1, {-5.0, -1.0}, Verdict::a_better};
+  c.bootstrap_seed = 20261203;
+  c.bootstrap_resamples = 10000;
   r.machine = {platform::Os::linux, {{"AMD Radeon RX 9060 XT", "amd", "gfx1200", "amdgpu"}}, "6.12.0", "6.4.0 at /opt/rocm", false};
   return r;
 }
@@ -77,7 +89,13 @@ TEST(BenchRecord, ReadsBackExactlyWhatWasWritten) {
 
 TEST(BenchRecord, TheFieldsTheIssueNames) {
   const nlohmann::json j = to_json(sample());
-  EXPECT_EQ(j.at("schema"), 1);
+  EXPECT_EQ(j.at("schema"), 2);
+  EXPECT_EQ(j.at("order"), "ABBA");
+  for (const char* key : {"method", "pairs", "smallest_detectable_percent", "pairs_needed", "outliers", "unpaired"}) {
+    EXPECT_TRUE(j.at("comparison").contains(key)) << key;
+  }
+  EXPECT_EQ(j.at("comparison").at("method"), kPairedMethod);
+  for (const char* key : {"position", "started"}) EXPECT_TRUE(j.at("variants").at(0).at("runs").at(0).contains(key)) << key;
   EXPECT_EQ(j.at("command"), "bench");
   for (const char* key : {"path", "sha256", "args"}) EXPECT_TRUE(j.at("app").contains(key)) << key;
   for (const char* key : {"label", "runtime", "env", "runs", "values", "median", "min", "max", "ok"}) {
@@ -110,10 +128,23 @@ TEST(BenchRecord, WrongFieldsAreNamed) {
   bad_verdict["comparison"]["verdict"] = "maybe";
   EXPECT_FALSE(bench_record_from_json(bad_verdict));
   nlohmann::json newer = to_json(sample());
-  newer["schema"] = 2;
+  newer["record_schema"] = 3;
   auto unsupported = bench_record_from_json(newer);
   ASSERT_FALSE(unsupported);
-  EXPECT_NE(unsupported.error().message.find("schema 2"), std::string::npos);
+  EXPECT_NE(unsupported.error().message.find("schema 3"), std::string::npos);
+}
+
+TEST(BenchRecord, SchemaOneRecordsStillRead) {
+  // A record the zcuda of 2026-12-03 wrote on the H200, committed as it came.
+  auto text = platform::read_file(std::filesystem::path(ZCUDA_SOURCE_DIR) / "docs/validation/nvidia-h200-bench-aa.json");
+  ASSERT_TRUE(text) << text.error().message;
+  auto read = bench_record_from_json(nlohmann::json::parse(*text));
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->schema, 1);
+  EXPECT_EQ(read->order, "ABABABABAB");  // schema 1 always alternated
+  EXPECT_EQ(read->comparison.method, kSchema1Method);
+  EXPECT_EQ(read->variants[0].runs[0].position, 0);
+  EXPECT_TRUE(read->comparison.pairs.empty());
 }
 
 TEST(BenchRecord, WrittenUnderHomeAndReadNewestFirst) {
