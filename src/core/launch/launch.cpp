@@ -276,6 +276,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
           "--trace: where zluda_trace writes its logs (a folder of this run's own; zcuda run says where after the program ends)");
     }
   }
+  for (const auto& setting : options.settings) set(setting.name, setting.value, setting.why + "; --env " + setting.name + "=... overrides");
   for (const auto& [key, value] : options.overrides) set(key, value, "--env");
 
   std::error_code ec;
