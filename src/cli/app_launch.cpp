@@ -74,8 +74,9 @@ Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, co
   options.names = app.setup.names;
   auto staged = stage::stage(options);
   if (!staged) {
-    return std::unexpected(std::move(staged.error()).with_note(fmt::format("profile {}: placing into {}; the program was not started", app.setup.profile,
-                                                                           *app.setup.place_into)));
+    return std::unexpected(
+        std::move(staged.error())
+            .with_note(fmt::format("profile {}: placing into {}; the program was not started", app.setup.profile, *app.setup.place_into)));
   }
   return std::optional(std::move(*staged));
 }

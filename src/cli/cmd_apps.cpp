@@ -28,7 +28,8 @@ CommandOutput list_profiles(const std::vector<apps::Profile>& profiles, const Co
     out.json["profiles"].push_back(apps::to_json(p));
     std::vector<std::string> markers;
     for (const auto& m : p.recognise) markers.push_back(m.why);
-    table.add_row({context.style.bold(p.name), std::string(apps::family_word(p.family)), std::string(apps::to_string(p.launch)), fmt::format("{}", fmt::join(markers, "; "))});
+    table.add_row({context.style.bold(p.name), std::string(apps::family_word(p.family)), std::string(apps::to_string(p.launch)),
+                   fmt::format("{}", fmt::join(markers, "; "))});
   }
   out.text = table.render() + "\n'zcuda apps PATH' says which profile a folder or program matches; 'zcuda run --profile NAME' picks one.\n";
   return out;
@@ -56,7 +57,8 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
   } else if (setup.place_into) {
     text += fmt::format("  placement:  into {} (journaled; zcuda unstage restores it)\n", path_to_utf8(*setup.place_into));
     for (const auto& n : setup.names) {
-      text += fmt::format("              {} as {}{}\n", n.from, n.to, n.keep_original_as ? fmt::format(" (the original kept as {})", *n.keep_original_as) : "");
+      text += fmt::format("              {} as {}{}\n", n.from, n.to,
+                          n.keep_original_as ? fmt::format(" (the original kept as {})", *n.keep_original_as) : "");
     }
   } else {
     text += "  placement:  the program's folder, as zcuda stage does, when it loads CUDA libraries\n";

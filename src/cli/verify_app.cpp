@@ -25,7 +25,9 @@ namespace {
 // The application and its profile: the one APP matches, or the one --profile names.
 Result<AppLaunch> app_to_check(const VerifyAppOptions& o, const detect::Profile& detected, const Context& context) {
   std::error_code ec;
-  if (!fs::exists(o.app, ec)) return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(o.app)), "Give the application's folder or its Python interpreter.");
+  if (!fs::exists(o.app, ec))
+    return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(o.app)),
+                "Give the application's folder or its Python interpreter.");
   auto profiles = load_profiles(context);
   if (!profiles) return std::unexpected(profiles.error());
   const apps::Recognition recognition = apps::recognise(*profiles, apps::Given{o.app, {}, platform::current_os(), true});
@@ -43,7 +45,8 @@ Result<AppLaunch> app_to_check(const VerifyAppOptions& o, const detect::Profile&
   }
   if (match->profile.check != apps::Check::torch) {
     return fail(ErrorKind::unsupported,
-                fmt::format("profile {}'s check ({}) is not one verify --app runs; it runs the torch check", match->profile.name, apps::to_string(match->profile.check)),
+                fmt::format("profile {}'s check ({}) is not one verify --app runs; it runs the torch check", match->profile.name,
+                            apps::to_string(match->profile.check)),
                 "docs/apps.md says how each application is checked.");
   }
   if (!match->torch) {
@@ -89,10 +92,13 @@ std::string describe(const apps::CheckRecord& r, const Context& context) {
   const auto& style = context.style;
   const auto& f = r.facts;
   std::string text;
-  auto fact = [&](const char* key) { return f.contains(key) && !f[key].is_null() ? (f[key].is_string() ? f[key].get<std::string>() : f[key].dump()) : std::string("-"); };
+  auto fact = [&](const char* key) {
+    return f.contains(key) && !f[key].is_null() ? (f[key].is_string() ? f[key].get<std::string>() : f[key].dump()) : std::string("-");
+  };
   text += fmt::format("Application: {} (profile {})\nRuntime:     {}\n", r.app, r.profile, r.runtime);
   text += fmt::format("Python:      {} ({})\n", fact("python"), fact("executable"));
-  text += fmt::format("torch:       {} (CUDA flavour {}{})\n", fact("torch"), fact("cuda_flavour"), f.contains("hip") && !f["hip"].is_null() ? ", HIP " + fact("hip") : "");
+  text += fmt::format("torch:       {} (CUDA flavour {}{})\n", fact("torch"), fact("cuda_flavour"),
+                      f.contains("hip") && !f["hip"].is_null() ? ", HIP " + fact("hip") : "");
   text += fmt::format("CUDA:        {}{}\n", f.value("cuda_available", false) ? "available" : "unavailable",
                       f.contains("device") ? fmt::format(", device {} (capability {})", fact("device"), fact("capability")) : "");
   if (f.contains("comparisons")) {
@@ -141,7 +147,8 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   if (context.home_usable) {
     if (auto written = apps::write_check(context.home, record)) {
       out.json["saved"] = path_to_utf8(*written);
-      out.text += context.style.dim("Saved to " + path_to_utf8(*written)) + (record.passed() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
+      out.text += context.style.dim("Saved to " + path_to_utf8(*written)) +
+                  (record.passed() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
     }
   }
   out.exit_code = record.passed() ? 0 : 1;

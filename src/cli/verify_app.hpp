@@ -10,8 +10,8 @@
 namespace zcuda::cli {
 
 struct VerifyAppOptions {
-  std::filesystem::path app;                        // a folder, or the interpreter
-  std::optional<std::string> profile;               // --profile
+  std::filesystem::path app;                         // a folder, or the interpreter
+  std::optional<std::string> profile;                // --profile
   std::optional<std::filesystem::path> runtime_dir;  // --runtime-dir
   std::string runtime = "auto";                      // --runtime auto|native|zluda
   int timeout = 300;

@@ -31,7 +31,7 @@ struct CheckRecord {
   std::string zcuda_version;
   CheckStatus status = CheckStatus::error;
   std::string reason;
-  std::optional<std::string> flavour_problem;  // said before the check ran (apps::flavour_problem)
+  std::optional<std::string> flavour_problem;       // said before the check ran (apps::flavour_problem)
   nlohmann::json facts = nlohmann::json::object();  // what the script printed (torch, device, libraries, comparisons)
 
   bool passed() const { return status == CheckStatus::pass; }

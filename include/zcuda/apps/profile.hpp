@@ -23,8 +23,8 @@ inline constexpr int kFormatVersion = 1;
 
 // One fact that recognises an application; every field given must hold.
 struct Marker {
-  std::vector<std::string> exists;   // any of these relative paths exists in the application's folder
-  std::vector<std::string> program;  // the program's file name is one of these
+  std::vector<std::string> exists;     // any of these relative paths exists in the application's folder
+  std::vector<std::string> program;    // the program's file name is one of these
   std::optional<std::string> machine;  // the program is a PE of this machine ("i386")
   bool python_torch = false;           // the program is a Python interpreter whose packages hold torch
   std::string why;

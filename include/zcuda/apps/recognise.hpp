@@ -23,8 +23,8 @@ struct Given {
 
 struct Match {
   Profile profile;
-  std::filesystem::path root;      // the application's folder, where the markers were found
-  std::vector<std::string> why;    // one line per marker
+  std::filesystem::path root;         // the application's folder, where the markers were found
+  std::vector<std::string> why;       // one line per marker
   std::optional<TorchInstall> torch;  // for a Python application: the torch it imports
 };
 
@@ -33,7 +33,7 @@ struct Recognition {
   std::vector<std::filesystem::path> folders;
   std::optional<std::filesystem::path> interpreter;
   std::optional<TorchInstall> torch;
-  std::vector<Match> matches;  // best first: the profiles' own order
+  std::vector<Match> matches;       // best first: the profiles' own order
   std::vector<std::string> misses;  // "blender: no blender.exe" for each profile that did not match, why
 };
 

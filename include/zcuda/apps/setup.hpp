@@ -24,15 +24,15 @@ struct MachineFacts {
 
 struct Setup {
   std::string profile;
-  std::optional<std::filesystem::path> place_into;  // the folder ZLUDA's libraries go into
-  std::vector<stage::NameMapping> names;            // empty: the runtime's own names
-  bool stage = true;                                // false: nothing is placed anywhere
-  bool direct = false;                              // launched without ZLUDA's launcher
+  std::optional<std::filesystem::path> place_into;   // the folder ZLUDA's libraries go into
+  std::vector<stage::NameMapping> names;             // empty: the runtime's own names
+  bool stage = true;                                 // false: nothing is placed anywhere
+  bool direct = false;                               // launched without ZLUDA's launcher
   std::optional<std::filesystem::path> app_runtime;  // the application's own ZLUDA folder, when it has one
   std::vector<launch::Setting> settings;
-  std::vector<std::string> skipped;             // variables not set, and why ("DISABLE_ADDMM_CUDA_LT: hipBLASLt has kernels")
-  std::vector<std::filesystem::path> kernels;   // folders whose binaries warmup compiles
-  std::optional<std::string> flavour_problem;   // torch that cannot work with the profile's family
+  std::vector<std::string> skipped;            // variables not set, and why ("DISABLE_ADDMM_CUDA_LT: hipBLASLt has kernels")
+  std::vector<std::filesystem::path> kernels;  // folders whose binaries warmup compiles
+  std::optional<std::string> flavour_problem;  // torch that cannot work with the profile's family
   std::vector<std::string> notes;
 };
 

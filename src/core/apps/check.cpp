@@ -56,9 +56,15 @@ std::string_view to_string(CheckStatus status) {
 }
 
 void to_json(json& j, const CheckRecord& r) {
-  j = {{"profile", r.profile},     {"app", r.app},       {"runtime", r.runtime}, {"started_utc", r.started_utc}, {"zcuda_version", r.zcuda_version},
-       {"status", to_string(r.status)}, {"reason", r.reason},
-       {"flavour_problem", r.flavour_problem ? json(*r.flavour_problem) : json(nullptr)}, {"facts", r.facts}};
+  j = {{"profile", r.profile},
+       {"app", r.app},
+       {"runtime", r.runtime},
+       {"started_utc", r.started_utc},
+       {"zcuda_version", r.zcuda_version},
+       {"status", to_string(r.status)},
+       {"reason", r.reason},
+       {"flavour_problem", r.flavour_problem ? json(*r.flavour_problem) : json(nullptr)},
+       {"facts", r.facts}};
 }
 
 void from_json(const json& j, CheckRecord& r) {
@@ -86,7 +92,8 @@ void read_check_output(std::string_view out, std::string_view err, int exit_code
   const auto at = out.rfind(kMark);
   if (at == std::string_view::npos) {
     record.status = CheckStatus::error;
-    record.reason = fmt::format("the check ended ({}) without its result line", exit_code == 0 ? std::string("exit code 0") : fmt::format("exit code {}", exit_code));
+    record.reason = fmt::format("the check ended ({}) without its result line",
+                                exit_code == 0 ? std::string("exit code 0") : fmt::format("exit code {}", exit_code));
     const std::string last = tail(err, 6);
     if (!last.empty()) record.reason += "; its last words:\n" + last;
     return;

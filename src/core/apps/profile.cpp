@@ -66,16 +66,16 @@ std::optional<family::Family> family_from_word(std::string_view word) {
 }
 
 // Each field read returns a Result; these keep the reader a list of fields rather than of checks.
-#define ZCUDA_APPS_TRY(target, expr)                          \
-  do {                                                        \
-    auto tried_ = (expr);                                     \
-    if (!tried_) return std::unexpected(tried_.error());      \
-    target = std::move(*tried_);                              \
+#define ZCUDA_APPS_TRY(target, expr)                     \
+  do {                                                   \
+    auto tried_ = (expr);                                \
+    if (!tried_) return std::unexpected(tried_.error()); \
+    target = std::move(*tried_);                         \
   } while (0)
-#define ZCUDA_APPS_TRY_STATUS(expr)                           \
-  do {                                                        \
-    auto tried_ = (expr);                                     \
-    if (!tried_) return std::unexpected(tried_.error());      \
+#define ZCUDA_APPS_TRY_STATUS(expr)                      \
+  do {                                                   \
+    auto tried_ = (expr);                                \
+    if (!tried_) return std::unexpected(tried_.error()); \
   } while (0)
 
 // Reads one profile, each problem named by its JSON path.
@@ -88,13 +88,14 @@ class Reader {
     p.origin = origin_;
     if (!j.is_object()) return bad(at, "expected an object");
     for (const auto& [key, value] : j.items()) {
-      static const std::vector<std::string> known = {"name",  "title",  "family", "os",    "recognise", "runtime",
-                                                     "placement", "environment", "compute_capability", "launch", "stage",
-                                                     "warmup", "check", "steam_launch_option", "notes"};
+      static const std::vector<std::string> known = {
+          "name",   "title", "family", "os",    "recognise",           "runtime", "placement", "environment", "compute_capability",
+          "launch", "stage", "warmup", "check", "steam_launch_option", "notes"};
       if (std::find(known.begin(), known.end(), key) == known.end()) return bad(at + "." + key, "not a profile field (docs/apps.md lists them)");
     }
     ZCUDA_APPS_TRY(p.name, text(j, at, "name", true));
-    if (p.name.empty() || !std::all_of(p.name.begin(), p.name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; })) {
+    if (p.name.empty() ||
+        !std::all_of(p.name.begin(), p.name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; })) {
       return bad(at + ".name", "expected lower-case letters, digits and '-'");
     }
     ZCUDA_APPS_TRY(p.title, text(j, at, "title", true));
@@ -111,7 +112,8 @@ class Reader {
         return {};
       }));
     }
-    if (!j.contains("recognise") || !j["recognise"].is_array() || j["recognise"].empty()) return bad(at + ".recognise", "expected a list of one or more markers");
+    if (!j.contains("recognise") || !j["recognise"].is_array() || j["recognise"].empty())
+      return bad(at + ".recognise", "expected a list of one or more markers");
     for (std::size_t i = 0; i < j["recognise"].size(); ++i) {
       auto marker = read_marker(j["recognise"][i], fmt::format("{}.recognise[{}]", at, i));
       if (!marker) return std::unexpected(marker.error());
@@ -326,10 +328,14 @@ class Reader {
     }
     if (!j.is_string()) return bad(at, "expected none, program, torch_lib or {\"glob\": ...}");
     const std::string word = j.get<std::string>();
-    if (word == "none") w.kind = Warmup::Kind::none;
-    else if (word == "program") w.kind = Warmup::Kind::program;
-    else if (word == "torch_lib") w.kind = Warmup::Kind::torch_lib;
-    else return bad(at, fmt::format("expected none, program, torch_lib or {{\"glob\": ...}}, got \"{}\"", word));
+    if (word == "none")
+      w.kind = Warmup::Kind::none;
+    else if (word == "program")
+      w.kind = Warmup::Kind::program;
+    else if (word == "torch_lib")
+      w.kind = Warmup::Kind::torch_lib;
+    else
+      return bad(at, fmt::format("expected none, program, torch_lib or {{\"glob\": ...}}, got \"{}\"", word));
     return w;
   }
 };
@@ -343,11 +349,13 @@ Result<std::vector<Profile>> parse(std::string_view json_text, std::string_view 
   const json j = json::parse(json_text, nullptr, false);
   if (j.is_discarded()) return fail(ErrorKind::invalid_input, fmt::format("{}: not valid JSON", origin), "The profile format is in docs/apps.md.");
   const std::string o(origin);
-  if (!j.is_object()) return fail(ErrorKind::invalid_input, o + ": expected an object with format and profiles", "The profile format is in docs/apps.md.");
+  if (!j.is_object())
+    return fail(ErrorKind::invalid_input, o + ": expected an object with format and profiles", "The profile format is in docs/apps.md.");
   if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() != kFormatVersion) {
     return fail(ErrorKind::invalid_input, fmt::format("{}: format: expected {}", o, kFormatVersion), "The profile format is in docs/apps.md.");
   }
-  if (!j.contains("profiles") || !j["profiles"].is_array()) return fail(ErrorKind::invalid_input, o + ": profiles: expected a list", "The profile format is in docs/apps.md.");
+  if (!j.contains("profiles") || !j["profiles"].is_array())
+    return fail(ErrorKind::invalid_input, o + ": profiles: expected a list", "The profile format is in docs/apps.md.");
   Reader reader(o);
   std::vector<Profile> out;
   for (std::size_t i = 0; i < j["profiles"].size(); ++i) {

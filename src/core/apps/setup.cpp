@@ -93,7 +93,8 @@ std::optional<std::string> steam_launch_option(const Profile& profile, const fs:
 nlohmann::json to_json(const Setup& s) {
   using nlohmann::json;
   json names = json::array();
-  for (const auto& n : s.names) names.push_back({{"from", n.from}, {"to", n.to}, {"keep_original_as", n.keep_original_as ? json(*n.keep_original_as) : json(nullptr)}});
+  for (const auto& n : s.names)
+    names.push_back({{"from", n.from}, {"to", n.to}, {"keep_original_as", n.keep_original_as ? json(*n.keep_original_as) : json(nullptr)}});
   json settings = json::array();
   for (const auto& v : s.settings) settings.push_back({{"name", v.name}, {"value", v.value}, {"why", v.why}});
   json kernels = json::array();

@@ -135,18 +135,20 @@ std::optional<TorchInstall> find_torch(const fs::path& interpreter, Os os, bool 
 std::optional<std::string> flavour_problem(const TorchInstall& torch, family::Family family) {
   const std::string version = torch.version.value_or("(version unknown)");
   if (torch.hip) {
-    return fmt::format("torch {} is a ROCm build (HIP {}): it runs on AMD GPUs by itself, and ZLUDA has nothing to do; run it without zcuda",
-                       version, *torch.hip);
+    return fmt::format("torch {} is a ROCm build (HIP {}): it runs on AMD GPUs by itself, and ZLUDA has nothing to do; run it without zcuda", version,
+                       *torch.hip);
   }
   if (!torch.cuda) {
-    return fmt::format("torch {} is a CPU-only build (its version.py names no CUDA): ZLUDA cannot give it a GPU; install a CUDA build of torch "
-                       "(for example +cu118 or +cu126) into this interpreter",
-                       version);
+    return fmt::format(
+        "torch {} is a CPU-only build (its version.py names no CUDA): ZLUDA cannot give it a GPU; install a CUDA build of torch "
+        "(for example +cu118 or +cu126) into this interpreter",
+        version);
   }
   if (family == family::Family::lshqqytiger && !torch.cuda->starts_with("11.")) {
-    return fmt::format("torch {} is built for CUDA {}, and lshqqytiger's ZLUDA serves CUDA 11 names (cublas64_11.dll, cusparse64_11.dll, "
-                       "nvrtc64_112_0.dll): install torch +cu118 as the application's installer does",
-                       version, *torch.cuda);
+    return fmt::format(
+        "torch {} is built for CUDA {}, and lshqqytiger's ZLUDA serves CUDA 11 names (cublas64_11.dll, cusparse64_11.dll, "
+        "nvrtc64_112_0.dll): install torch +cu118 as the application's installer does",
+        version, *torch.cuda);
   }
   return std::nullopt;
 }
@@ -154,9 +156,14 @@ std::optional<std::string> flavour_problem(const TorchInstall& torch, family::Fa
 nlohmann::json to_json(const TorchInstall& t) {
   using nlohmann::json;
   auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
-  return {{"interpreter", path_to_utf8(t.interpreter)}, {"package", path_to_utf8(t.package)}, {"lib", path_to_utf8(t.lib)},
-          {"version", opt(t.version)},                  {"cuda", opt(t.cuda)},                  {"hip", opt(t.hip)},
-          {"venv", t.venv},                             {"found_by", t.found_by}};
+  return {{"interpreter", path_to_utf8(t.interpreter)},
+          {"package", path_to_utf8(t.package)},
+          {"lib", path_to_utf8(t.lib)},
+          {"version", opt(t.version)},
+          {"cuda", opt(t.cuda)},
+          {"hip", opt(t.hip)},
+          {"venv", t.venv},
+          {"found_by", t.found_by}};
 }
 
 }  // namespace zcuda::apps

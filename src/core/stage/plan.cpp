@@ -345,19 +345,19 @@ std::vector<std::pair<std::string, Placement>> place_mapped(const std::vector<Na
 }
 
 // Whether `target` holds the bytes of one of the runtime's files (compared by size first).
-Result<bool> holds_a_runtime_file(const fs::path& target, const std::vector<RuntimeFile>& runtime, detail::RuntimeDigests& digests) {
+Result<bool> holds_a_runtime_file(const fs::path& target, const std::vector<fs::path>& runtime, detail::RuntimeDigests& digests) {
   std::error_code ec;
   const auto size = fs::file_size(target, ec);
   if (ec) return false;
   std::optional<std::string> digest;
-  for (const auto& f : runtime) {
-    if (fs::file_size(f.path, ec) != size || ec) continue;
+  for (const auto& file : runtime) {
+    if (fs::file_size(file, ec) != size || ec) continue;
     if (!digest) {
       auto hashed = sha256_file(target);
       if (!hashed) return std::unexpected(hashed.error());
       digest = *hashed;
     }
-    auto source_digest = digests.digest(f.path);
+    auto source_digest = digests.digest(file);
     if (!source_digest) return std::unexpected(source_digest.error());
     if (*source_digest == *digest) return true;
   }
@@ -366,7 +366,14 @@ Result<bool> holds_a_runtime_file(const fs::path& target, const std::vector<Runt
 
 // Compares each placement with what is there now, into plan.placements.
 template <typename Placements>
-Status compare_with_targets(Placements& placements, const std::vector<RuntimeFile>& runtime, Plan& plan) {
+Status compare_with_targets(Placements& placements, const std::vector<RuntimeFile>& runtime_files, Plan& plan) {
+  // The runtime's files: those it serves by name, and those a name map places.
+  std::vector<fs::path> runtime;
+  for (const auto& f : runtime_files) runtime.push_back(f.path);
+  for (const auto& [key, p] : placements) {
+    if (p.source.parent_path() == plan.runtime_dir && std::find(runtime.begin(), runtime.end(), p.source) == runtime.end())
+      runtime.push_back(p.source);
+  }
   detail::RuntimeDigests source_digests(plan.runtime_dir);
   std::error_code ec;
   for (auto& [key, p] : placements) {
