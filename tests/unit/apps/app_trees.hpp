@@ -36,9 +36,9 @@ inline std::filesystem::path windows_venv(const std::filesystem::path& root, con
   write_file(root / "venv" / "pyvenv.cfg", "home = C:\\Python311\ninclude-system-site-packages = false\nversion = 3.11.9\n");
   pe_copy("x86_64/app.exe", root / "venv" / "Scripts" / "python.exe", "venv redirector");
   const auto torch = root / "venv" / "Lib" / "site-packages" / "torch";
-  write_file(torch / "version.py", "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n__version__ = '" +
-                                       torch_version + "'\ndebug = False\ncuda: Optional[str] = '" + cuda +
-                                       "'\ngit_version = '0000'\nhip: Optional[str] = None\n");
+  write_file(torch / "version.py",
+             "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n__version__ = '" + torch_version +
+                 "'\ndebug = False\ncuda: Optional[str] = '" + cuda + "'\ngit_version = '0000'\nhip: Optional[str] = None\n");
   write_file(torch / "__init__.py", "");
   for (const char* name : {"cublas64_11.dll", "cublasLt64_11.dll", "cusparse64_11.dll", "nvrtc64_112_0.dll", "cufft64_10.dll", "cufftw64_10.dll",
                            "cudnn64_9.dll", "torch_cuda.dll"}) {

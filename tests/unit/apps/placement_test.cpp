@@ -93,10 +93,10 @@ TEST_F(TorchLibPlacement, ATorchLibTheInstallerPatchedIsRecognisedNotBackedUp) {
   const fs::path zluda = dir / "zluda";
   fs::rename(lib / "nvrtc64_112_0.dll", lib / "nvrtc_cuda.dll");
   for (const auto& [from, to] : std::map<std::string, std::string>{{"cublas.dll", "cublas64_11.dll"},
-                                                                    {"cusparse.dll", "cusparse64_11.dll"},
-                                                                    {"nvrtc.dll", "nvrtc64_112_0.dll"},
-                                                                    {"cufft.dll", "cufft64_10.dll"},
-                                                                    {"cufftw.dll", "cufftw64_10.dll"}}) {
+                                                                   {"cusparse.dll", "cusparse64_11.dll"},
+                                                                   {"nvrtc.dll", "nvrtc64_112_0.dll"},
+                                                                   {"cufft.dll", "cufft64_10.dll"},
+                                                                   {"cufftw.dll", "cufftw64_10.dll"}}) {
     fs::copy_file(zluda / from, lib / to, fs::copy_options::overwrite_existing);
   }
   const auto before = snapshot(lib);
@@ -122,7 +122,8 @@ TEST_F(TorchLibPlacement, AnotherRuntimesFileIsBackedUpAndSaidToBeZluda) {
   fs::copy_file(dir / "zluda" / "cublas.dll", lib / "cusparse64_11.dll", fs::copy_options::overwrite_existing);
   auto plan = stage::make_plan(options());
   ASSERT_TRUE(plan) << plan.error().message;
-  const auto it = std::find_if(plan->placements.begin(), plan->placements.end(), [](const stage::Placement& p) { return p.name == "cusparse64_11.dll"; });
+  const auto it =
+      std::find_if(plan->placements.begin(), plan->placements.end(), [](const stage::Placement& p) { return p.name == "cusparse64_11.dll"; });
   ASSERT_NE(it, plan->placements.end());
   EXPECT_FALSE(it->identical);
   EXPECT_TRUE(it->replaces);

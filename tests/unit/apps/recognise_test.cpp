@@ -170,7 +170,8 @@ TEST(Recognise, AFolderOfNothingMatchesNothingAndSaysWhy) {
 }
 
 TEST(TorchVersion, ReadsBothSpellings) {
-  auto annotated = parse_version_py("from typing import Optional\n__version__ = '2.7.0+cu118'\ncuda: Optional[str] = '11.8'\nhip: Optional[str] = None\n");
+  auto annotated =
+      parse_version_py("from typing import Optional\n__version__ = '2.7.0+cu118'\ncuda: Optional[str] = '11.8'\nhip: Optional[str] = None\n");
   EXPECT_EQ(annotated.version, "2.7.0+cu118");
   EXPECT_EQ(annotated.cuda, "11.8");
   EXPECT_FALSE(annotated.hip);

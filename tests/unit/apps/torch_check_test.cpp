@@ -20,8 +20,9 @@ using test::TempDir;
 
 TEST(TorchCheck, ReadsTheResultLine) {
   CheckRecord r;
-  read_check_output("torch says hello\nZCUDA-TORCH-CHECK {\"status\": \"pass\", \"reason\": \"\", \"torch\": \"2.11.0\", \"libraries\": [\"/x/libcuda.so.1\"]}\n",
-                    "", 0, r);
+  read_check_output(
+      "torch says hello\nZCUDA-TORCH-CHECK {\"status\": \"pass\", \"reason\": \"\", \"torch\": \"2.11.0\", \"libraries\": [\"/x/libcuda.so.1\"]}\n",
+      "", 0, r);
   EXPECT_EQ(r.status, CheckStatus::pass);
   EXPECT_EQ(r.facts["torch"], "2.11.0");
   EXPECT_EQ(r.facts["libraries"][0], "/x/libcuda.so.1");
