@@ -122,9 +122,11 @@ Recognition recognise(const std::vector<Profile>& profiles, const Given& given) 
   std::error_code ec;
   std::optional<fs::path> program;
   if (!is_dir(given.app)) program = fs::absolute(given.app, ec).lexically_normal();
+  // A program that is not Python has no torch of its own, even beside a venv; a folder's venv is
+  // the application's.
   if (program && is_python(*program, given.os)) {
     r.interpreter = program;
-  } else {
+  } else if (!program) {
     for (const auto& folder : r.folders) {
       if ((r.interpreter = venv_interpreter(folder, given.os))) break;
     }
