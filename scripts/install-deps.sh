@@ -20,6 +20,9 @@ packages=(
   # the reference workload rl-train (docs/workload.md): LibTorch 1.13 (CPU) and an optimised BLAS
   # for it (without one, Debian's LibTorch falls back to the reference BLAS, ~5x slower here)
   libtorch-dev libopenblas0-openmp
+  # tests: the application profiles' torch check in a real venv over Debian's CPU torch
+  # (docs/apps.md; tests/unit/apps)
+  python3-torch python3-venv
   # the Windows build (scripts/windows-deps.sh, scripts/test-windows.sh): MinGW-w64 with posix
   # threads, zlib for it, what building Debian's source packages takes, and Wine to run the tests
   g++-mingw-w64-x86-64-posix libz-mingw-w64-dev dpkg-dev autoconf automake libtool wine64

@@ -12,6 +12,7 @@
 #include <zcuda/platform/terminal.hpp>
 #include <zcuda/ui/table.hpp>
 
+#include "app_launch.hpp"
 #include "command.hpp"
 #include "launch_flags.hpp"
 
@@ -264,6 +265,16 @@ CommandRun setup_bench(CLI::App& sub) {
     auto options = bench_options(*f, *program, detected);
     if (!options) return std::unexpected(options.error());
     options->cancel = &platform::interrupt_flag();
+    // The application's profile: its variables and launch mode in every ZLUDA variant's runs (the
+    // runtime stays each variant's own).
+    auto app = app_for_launch(f->launch.profile, options->launch, detected, context);
+    if (!app) return std::unexpected(app.error());
+    if (*app) {
+      apply_app(**app, options->launch, true);
+      if (!context.options.quiet) {
+        for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
+      }
+    }
 
     TerminalObserver observer(context.options.quiet, !context.options.quiet && platform::is_terminal(stderr));
     auto record = bench::run_bench(*options, context.home, detected, platform::current_environment(), observer);

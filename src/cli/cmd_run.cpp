@@ -20,6 +20,7 @@
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
+#include "app_launch.hpp"
 #include "command.hpp"
 #include "launch_flags.hpp"
 
@@ -50,8 +51,12 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 // run's; made only when the program is launched.
 std::filesystem::path trace_folder(const home::Home& home) { return home.state / "traces" / time_ordered_name(); }
 
-std::string describe_env(const launch::LaunchPlan& plan) {
+std::string describe_env(const launch::LaunchPlan& plan, const std::optional<AppLaunch>& app) {
   std::string out;
+  if (app) {
+    out += fmt::format("# profile {}: {}\n", app->match.profile.name, fmt::join(app->match.why, "; "));
+    for (const auto& skipped : app->setup.skipped) out += fmt::format("# {}\n", skipped);
+  }
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
@@ -75,17 +80,25 @@ Result<launch::RuntimeLocation> runtime_for_run(const RunOptions& o, const Conte
 }
 
 // The launch's options: the program and its arguments, --env, the runtime, --trace's folder.
+// The application's profile (app_launch.hpp) picks its own ZLUDA folder when it has one and
+// --runtime-dir names none.
 Result<launch::Options> launch_options_for(const RunOptions& o, const std::vector<std::string>& rest, const detect::Profile& detected,
-                                           const Context& context) {
+                                           const Context& context, std::optional<AppLaunch>& app) {
   launch::Options options = launch_options(o.launch, rest.front(), {rest.begin() + 1, rest.end()}, detected);
   for (const auto& assignment : o.env) {
     auto kv = launch::parse_assignment(assignment);
     if (!kv) return std::unexpected(kv.error());
     options.overrides.push_back(*kv);
   }
-  auto runtime = runtime_for_run(o, context);
-  if (!runtime) return std::unexpected(runtime.error());
-  options.runtime = *runtime;
+  auto recognised = app_for_launch(o.launch.profile, options, detected, context);
+  if (!recognised) return std::unexpected(recognised.error());
+  app = std::move(*recognised);
+  if (!app || !app->setup.app_runtime || o.runtime_dir) {
+    auto runtime = runtime_for_run(o, context);
+    if (!runtime) return std::unexpected(runtime.error());
+    options.runtime = *runtime;
+  }
+  if (app) apply_app(*app, options, o.runtime_dir.has_value());
   options.trace = o.trace;
   if (o.trace && options.os != platform::Os::windows) {
     if (!context.home_usable) {
@@ -96,6 +109,28 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
     options.trace_log_dir = trace_folder(context.home);
   }
   return options;
+}
+
+// A profile's placement (torch/lib under the application's names) instead of the program's folder.
+Result<bool> place_before_run(const AppLaunch& app, const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context,
+                              CommandOutput& output) {
+  auto placed = place_for_app(app, plan.runtime_dir, platform::current_os(), detected);
+  if (!placed) return std::unexpected(placed.error());
+  if (!*placed) return false;
+  const stage::StageResult& result = **placed;
+  if (result.placed > 0) {
+    note(context, ui::NoticeKind::notice,
+         fmt::format("profile {}: placed {} file(s) into {} (journaled; 'zcuda unstage {}' restores it)", app.setup.profile, result.placed,
+                     result.plan.root, result.plan.root));
+  }
+  for (const auto& p : result.plan.placements) {
+    if (p.holds_runtime_file) {
+      note(context, ui::NoticeKind::notice,
+           fmt::format("{} already holds ZLUDA's {} (the application's installer put it there): not an original", p.relative, p.name));
+    }
+  }
+  output.json["stage"] = stage::to_json(result);
+  return true;
 }
 
 // Puts the program's folder in the state the launch needs; whether anything was staged.
@@ -225,7 +260,8 @@ CommandRun setup_run(CLI::App& sub) {
     auto rest = program_and_args(sub.remaining(), "run");
     if (!rest) return std::unexpected(rest.error());
     const detect::Profile detected = detect_unless_told_not_to(o->launch);
-    auto options = launch_options_for(*o, *rest, detected, context);
+    std::optional<AppLaunch> app;
+    auto options = launch_options_for(*o, *rest, detected, context, app);
     if (!options) return std::unexpected(options.error());
     const launch::RuntimeLocation& runtime = options->runtime;
     const auto quarantined = launch::quarantined_files(runtime, context.home);
@@ -242,18 +278,29 @@ CommandRun setup_run(CLI::App& sub) {
     CommandOutput output;
     output.json = launch::to_json(*plan);
     output.json["runtime"] = {{"dir", path_to_utf8(runtime.dir)}, {"chosen_by", std::string(launch::to_string(runtime.chosen_by))}};
+    if (app) output.json["profile"] = {{"match", apps::to_json(app->match)}, {"setup", apps::to_json(app->setup)}};
     if (o->print_env) {
-      output.text = describe_env(*plan);
+      output.text = describe_env(*plan, app);
       return output;
     }
+    if (app) {
+      for (const auto& n : app_notices(*app)) note(context, ui::NoticeKind::notice, n);
+      if (app->setup.flavour_problem) note(context, ui::NoticeKind::warning, *app->setup.flavour_problem);
+    }
     bool staged = false;
-    if (!o->launch.no_stage) {
+    if (app && !o->launch.no_stage && (app->setup.place_into || !app->setup.stage)) {
+      auto placed = place_before_run(*app, *plan, detected, context, output);
+      if (!placed) return std::unexpected(placed.error());
+      staged = *placed;
+    } else if (!o->launch.no_stage) {
       auto staging = stage_before_run(*plan, detected, context, output);
       if (!staging) return std::unexpected(staging.error());
       staged = *staging;
     }
     if (!context.options.json && !context.options.quiet) {
-      if (auto slow = warmup::first_run_notice(plan->target, runtime.dir)) note(context, ui::NoticeKind::notice, *slow);
+      // A profile knows where the application's kernels are (torch/lib, Cycles' lib).
+      const auto kernels = app && !app->setup.kernels.empty() ? app->setup.kernels.front() : plan->target;
+      if (auto slow = warmup::first_run_notice(kernels, runtime.dir)) note(context, ui::NoticeKind::notice, *slow);
     }
     auto traces_before = traces_before_run(*plan, options->os);
     if (!traces_before) return std::unexpected(traces_before.error());

@@ -16,7 +16,10 @@
 #include <zcuda/verify/ladder.hpp>
 #include <zcuda/verify/verify.hpp>
 
+#include <zcuda/apps/check.hpp>
+
 #include "command.hpp"
+#include "verify_app.hpp"
 
 namespace zcuda::cli {
 namespace {
@@ -28,6 +31,8 @@ struct VerifyArgs {
   std::optional<std::filesystem::path> runtime_dir;
   std::string runtime = "auto";
   bool list = false;
+  std::optional<std::filesystem::path> app;
+  std::optional<std::string> profile;
 };
 
 std::string colored_status(const ui::Style& style, verify::CheckStatus status) {
@@ -130,9 +135,17 @@ CommandRun setup_verify(CLI::App& sub) {
                              ->check(CLI::IsMember({"auto", "native", "zluda"}));
   dir->excludes(runtime_option);
   sub.add_flag("--list", args->list, "List the checks and exit");
+  add_path_option(sub, "--app", args->app,
+                  "Check an application instead: its own check (PyTorch: the torch check) in its own interpreter, launched as zcuda run "
+                  "would (docs/apps.md)");
+  sub.add_option("--profile", args->profile, "With --app: the application profile (default: the one APP matches)");
 
   return [args](Context& context) -> Result<CommandOutput> {
     if (args->list) return list_output(context);
+    if (args->app) {
+      VerifyAppOptions app{*args->app, args->profile, args->runtime_dir, args->runtime, std::max(args->timeout, 300)};
+      return verify_app(app, context);
+    }
     auto runtime = verify::resolve_runtime(args->runtime_dir, args->runtime, context.home);
     if (!runtime) return std::unexpected(runtime.error());
     if (const auto quarantined = launch::quarantined_files(context.home); !quarantined.empty() && !context.options.quiet) {
@@ -155,7 +168,7 @@ CommandRun setup_verify(CLI::App& sub) {
     auto report = verify::run(options);
     if (!report) return std::unexpected(report.error());
     // The ladder's top level needs an application: a bench on this machine whose output check passed.
-    report->application_verified = bench::any_output_verified(context.home);
+    report->application_verified = bench::any_output_verified(context.home) || apps::any_check_passed(context.home);
 
     std::optional<std::filesystem::path> saved;
     std::string problem;

@@ -14,6 +14,7 @@ CommandRun setup_bench(CLI::App& sub);
 CommandRun setup_explain(CLI::App& sub);
 CommandRun setup_cache(CLI::App& sub);
 CommandRun setup_warmup(CLI::App& sub);
+CommandRun setup_apps(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -24,6 +25,7 @@ const std::vector<CommandSpec>& commands() {
       {"stage", "Place ZLUDA's libraries into a program's folder (journaled, reversible)", &setup_stage},
       {"unstage", "Restore a staged folder byte for byte", &setup_unstage},
       {"run", "Run a program through ZLUDA with the right environment", &setup_run},
+      {"apps", "List the application profiles; say which one a folder or program matches, and why", &setup_apps},
       {"bench", "Run a program under two runtimes alternated, check its output, and compare (A/B)", &setup_bench},
       {"explain", "Say what a failure message means and how to fix it, with this machine's facts", &setup_explain},
       {"warmup", "Compile a program's GPU kernels into ZLUDA's cache ahead of its first run", &setup_warmup},

@@ -37,6 +37,8 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
                "Do not set TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (keep FP32 matrix products in FP32, e.g. when checking FP32 results)");
   sub.add_flag("--no-detect", f.no_detect, "Do not consult detection for --device, --gfx, --hip-path and MIOpen");
   add_path_option(sub, "--hip-path", f.hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, then ROCm's)");
+  sub.add_option("--profile", f.profile,
+                 "Application profile to launch with (zcuda apps lists them; default: the one APP matches; none: no profile)");
   add_path_option(sub, "--libtorch", f.libtorch,
                   "LibTorch folder: its libraries are found first (Linux: lib/ on LD_LIBRARY_PATH; Windows: lib/ and bin/ on PATH)");
 }

@@ -35,6 +35,7 @@ struct LaunchFlags {
   bool ld_audit = false;
   bool no_detect = false;
   bool no_tf32_override = false;
+  std::optional<std::string> profile;  // --profile NAME (or none); unset: recognised from APP (app_launch.hpp)
 };
 
 void add_launch_flags(CLI::App& sub, LaunchFlags& flags);

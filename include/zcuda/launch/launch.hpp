@@ -20,6 +20,14 @@ namespace zcuda::launch {
 // The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
 inline constexpr const char* kDefaultZludaCc = "8.6";
 
+// A variable set on behalf of something other than zcuda's own rules (an application profile),
+// with its reason; applied before --env, which overrides it.
+struct Setting {
+  std::string name;
+  std::string value;
+  std::string why;
+};
+
 struct Options {
   std::filesystem::path program;  // as the user gave it
   std::vector<std::string> args;  // passed exactly
@@ -29,6 +37,7 @@ struct Options {
   std::string zluda_cc = kDefaultZludaCc;
   std::optional<std::string> gfx;                              // --gfx: selects per-gfx kernel folders
   std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
+  std::vector<Setting> settings;                               // a profile's, before the overrides
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
   bool direct = false;                                         // Windows: do not go through zluda.exe
   bool ld_audit = false;                                       // Linux: load ZLUDA through LD_AUDIT (zluda_ld), not LD_LIBRARY_PATH (--ld-audit)

@@ -15,12 +15,23 @@
 
 namespace zcuda::stage {
 
+// One file of a name map: the runtime's `from` placed as `to`; when `keep_original_as` is set, the
+// file of name `to` that is there now (an NVIDIA original) is first kept under that name too.
+struct NameMapping {
+  std::string from;
+  std::string to;
+  std::optional<std::string> keep_original_as;
+};
+
 struct PlanOptions {
   std::filesystem::path app;          // a program, or a folder of programs
   std::filesystem::path runtime_dir;  // the ZLUDA folder
   bool all = false;                   // place everything the runtime serves next to the program
   platform::Os os = platform::current_os();
   Backends backends;  // from probe_backends_locally() or detect
+  // A name map (an application profile's): exactly these files go into `app` (a folder), under
+  // these names, instead of what the walk of the program's imports would place.
+  std::vector<NameMapping> names;
 };
 
 // One file the stage places.
@@ -32,6 +43,9 @@ struct Placement {
   std::string reason;      // why here: "driver library, next to the program", "imported by x.dll", ...
   bool replaces = false;   // a file of that name is there now (it will be backed up)
   bool identical = false;  // it already holds the runtime's bytes: nothing to do
+  // The file there now already holds one of the runtime's files (an application's installer
+  // placed ZLUDA here): reported as such, never taken for an original.
+  bool holds_runtime_file = false;
 };
 
 // How one CUDA library name that the program's binaries import will be served.

@@ -392,6 +392,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
     set_trace_targets(options, plan, runtime);
     set_trace_log_dir(options, plan, base);
   }
+  for (const auto& setting : options.settings) set(setting.name, setting.value, setting.why + "; --env " + setting.name + "=... overrides");
   for (const auto& [key, value] : options.overrides) set(key, value, "--env");
 
   std::error_code ec;

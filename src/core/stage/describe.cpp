@@ -61,6 +61,11 @@ std::string describe(const Plan& plan, const ui::Style& style) {
       table.add_row({action, generic_path_to_utf8(p.relative), p.reason});
     }
     out += table.render();
+    for (const auto& p : plan.placements) {
+      if (!p.holds_runtime_file) continue;
+      out += fmt::format("{} already holds a ZLUDA file (an application's installer put it there): not an original, {}.\n",
+                         generic_path_to_utf8(p.relative), p.identical ? "left as it is" : "backed up all the same");
+    }
     if (std::any_of(plan.placements.begin(), plan.placements.end(), [](const Placement& p) { return p.replaces && !p.identical; })) {
       out += fmt::format("Replaced files are moved to {} and restored by 'zcuda unstage'.\n", stage_dir(plan.root) / "backup");
     }

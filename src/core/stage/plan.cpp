@@ -296,8 +296,84 @@ void resolve_names(std::map<std::string, ImportedName>& names, const RuntimeByNa
   }
 }
 
+// A name map's placements (PlanOptions::names), in the map's order: the original kept under its
+// second name first, so that the replacement's backup and the kept copy hold the same bytes.
+// A source the runtime lacks becomes a name the plan says it cannot serve.
+std::vector<std::pair<std::string, Placement>> place_mapped(const std::vector<NameMapping>& names, const Tree& tree, Plan& plan) {
+  const Os os = plan.os;
+  std::vector<std::pair<std::string, Placement>> out;
+  auto find_in_root = [&](const std::string& name) -> std::optional<std::string> {
+    auto found = tree.existing_name.find(fold(name, os));
+    if (found == tree.existing_name.end()) return std::nullopt;
+    return found->second;
+  };
+  for (const auto& mapping : names) {
+    std::optional<fs::path> source;
+    std::error_code ec;
+    for (fs::directory_iterator it(plan.runtime_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (same_name(path_to_utf8(it->path().filename()), mapping.from, os)) source = fs::canonical(it->path(), ec);
+    }
+    const auto served = served_family(mapping.to, os);
+    if (!source) {
+      ImportedName missing{mapping.to,
+                           std::string(served ? served->display : "CUDA library"),
+                           Service::not_in_runtime,
+                           fmt::format("this runtime has no {} to place as {}", mapping.from, mapping.to),
+                           {},
+                           find_in_root(mapping.to).has_value()};
+      plan.names.push_back(std::move(missing));
+      continue;
+    }
+    const auto existing = find_in_root(mapping.to);
+    if (mapping.keep_original_as && existing && !find_in_root(*mapping.keep_original_as)) {
+      Placement keep;
+      keep.relative = path_from_utf8(*mapping.keep_original_as);
+      keep.source = plan.root / path_from_utf8(*existing);
+      keep.name = *mapping.keep_original_as;
+      keep.reason = fmt::format("the original {} kept under this name, as the application's installer does", *existing);
+      out.emplace_back(fold(*mapping.keep_original_as, os), std::move(keep));
+    }
+    Placement p;
+    p.name = existing.value_or(mapping.to);
+    p.relative = path_from_utf8(p.name);
+    p.source = *source;
+    p.family = served ? std::string(served->id) : std::string();
+    p.reason = fmt::format("{} placed as {} (the application's names)", mapping.from, mapping.to);
+    out.emplace_back(fold(mapping.to, os), std::move(p));
+  }
+  return out;
+}
+
+// Whether `target` holds the bytes of one of the runtime's files (compared by size first).
+Result<bool> holds_a_runtime_file(const fs::path& target, const std::vector<fs::path>& runtime, detail::RuntimeDigests& digests) {
+  std::error_code ec;
+  const auto size = fs::file_size(target, ec);
+  if (ec) return false;
+  std::optional<std::string> digest;
+  for (const auto& file : runtime) {
+    if (fs::file_size(file, ec) != size || ec) continue;
+    if (!digest) {
+      auto hashed = sha256_file(target);
+      if (!hashed) return std::unexpected(hashed.error());
+      digest = *hashed;
+    }
+    auto source_digest = digests.digest(file);
+    if (!source_digest) return std::unexpected(source_digest.error());
+    if (*source_digest == *digest) return true;
+  }
+  return false;
+}
+
 // Compares each placement with what is there now, into plan.placements.
-Status compare_with_targets(std::map<std::string, Placement>& placements, Plan& plan) {
+template <typename Placements>
+Status compare_with_targets(Placements& placements, const std::vector<RuntimeFile>& runtime_files, Plan& plan) {
+  // The runtime's files: those it serves by name, and those a name map places.
+  std::vector<fs::path> runtime;
+  for (const auto& f : runtime_files) runtime.push_back(f.path);
+  for (const auto& [key, p] : placements) {
+    if (p.source.parent_path() == plan.runtime_dir && std::find(runtime.begin(), runtime.end(), p.source) == runtime.end())
+      runtime.push_back(p.source);
+  }
   detail::RuntimeDigests source_digests(plan.runtime_dir);
   std::error_code ec;
   for (auto& [key, p] : placements) {
@@ -317,6 +393,12 @@ Status compare_with_targets(std::map<std::string, Placement>& placements, Plan& 
         auto digest = sha256_file(target);
         if (!digest) return std::unexpected(digest.error());
         p.identical = *digest == *source_digest;
+      }
+      // Outside a stage of zcuda's, a runtime file here was put by someone else: the app's installer.
+      if (!plan.journal_present) {
+        auto held = p.identical ? Result<bool>(true) : holds_a_runtime_file(target, runtime, source_digests);
+        if (!held) return std::unexpected(held.error());
+        p.holds_runtime_file = *held;
       }
     }
     plan.placements.push_back(std::move(p));
@@ -367,12 +449,17 @@ Result<Plan> make_plan(const PlanOptions& given) {
   auto tree = walk_tree(*plan);
   if (!tree) return std::unexpected(tree.error());
 
+  if (!options.names.empty()) {
+    auto mapped = place_mapped(options.names, *tree, *plan);
+    if (auto compared = compare_with_targets(mapped, *runtime, *plan); !compared) return std::unexpected(compared.error());
+    return plan;
+  }
   RuntimeByName runtime_by_name;
   for (const auto& f : *runtime) runtime_by_name[fold(f.name, options.os)] = &f;
   Placer placer(*plan, *tree, options.all);
   auto names = place_runtime(*runtime, runtime_by_name, *tree, options.all, options.os, placer);
   resolve_names(names, runtime_by_name, *tree, *plan);
-  if (auto compared = compare_with_targets(placer.placements(), *plan); !compared) return std::unexpected(compared.error());
+  if (auto compared = compare_with_targets(placer.placements(), *runtime, *plan); !compared) return std::unexpected(compared.error());
   return plan;
 }
 
@@ -389,6 +476,7 @@ nlohmann::json to_json(const Plan& plan) {
                           {"family", p.family},
                           {"source", path_to_utf8(p.source)},
                           {"reason", p.reason},
+                          {"holds_runtime_file", p.holds_runtime_file},
                           {"action", p.identical ? "unchanged" : (p.replaces ? "replace" : "add")}});
   }
   json names = json::array();

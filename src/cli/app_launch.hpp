@@ -1,0 +1,48 @@
+#pragma once
+// The application profile of a launch (run, bench, verify --app): recognised from APP, or named
+// with --profile, and what it changes in the launch's options.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zcuda/apps/profile.hpp>
+#include <zcuda/apps/recognise.hpp>
+#include <zcuda/apps/setup.hpp>
+#include <zcuda/detect/profile.hpp>
+#include <zcuda/launch/launch.hpp>
+#include <zcuda/stage/stage.hpp>
+
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+// The embedded profiles with the user's own file (home/app-profiles.json) first.
+Result<std::vector<apps::Profile>> load_profiles(const Context& context);
+
+// What the profiles' settings depend on, from detection.
+apps::MachineFacts machine_facts(const detect::Profile& detected);
+
+struct AppLaunch {
+  apps::Match match;
+  apps::Setup setup;
+};
+
+// The profile `options.program` matches, or the one --profile names; nullopt with --profile none
+// or when nothing matches. An unknown --profile name is a usage error listing the names.
+Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>& profile_flag, const launch::Options& options,
+                                                const detect::Profile& detected, const Context& context);
+
+// The profile's variables (before --env), its launch mode, and its own ZLUDA folder when the
+// user named no runtime.
+void apply_app(const AppLaunch& app, launch::Options& options, bool runtime_given);
+
+// Places ZLUDA's libraries where the profile says (torch/lib, under its names), journaled like
+// stage; nullopt when the profile places nothing there.
+Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, const std::filesystem::path& runtime_dir, platform::Os os,
+                                                        const detect::Profile& detected);
+
+// What to tell the user before the launch: the profile and why, a torch that cannot work, notes.
+std::vector<std::string> app_notices(const AppLaunch& app);
+
+}  // namespace zcuda::cli

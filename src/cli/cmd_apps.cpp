@@ -1,0 +1,122 @@
+// zcuda apps: the application profiles, and which one a folder or program matches, and why.
+#include <fmt/format.h>
+
+#include <zcuda/apps/profile.hpp>
+#include <zcuda/apps/recognise.hpp>
+#include <zcuda/apps/setup.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/launch/runtime.hpp>
+#include <zcuda/ui/table.hpp>
+
+#include "app_launch.hpp"
+#include "command.hpp"
+
+namespace zcuda::cli {
+
+namespace {
+
+struct AppsOptions {
+  std::optional<std::filesystem::path> app;
+  std::optional<std::filesystem::path> runtime_dir;
+};
+
+CommandOutput list_profiles(const std::vector<apps::Profile>& profiles, const Context& context) {
+  CommandOutput out;
+  out.json["profiles"] = nlohmann::json::array();
+  ui::Table table({"PROFILE", "FAMILY", "LAUNCH", "RECOGNISED BY"});
+  for (const auto& p : profiles) {
+    out.json["profiles"].push_back(apps::to_json(p));
+    std::vector<std::string> markers;
+    for (const auto& m : p.recognise) markers.push_back(m.why);
+    table.add_row({context.style.bold(p.name), std::string(apps::family_word(p.family)), std::string(apps::to_string(p.launch)),
+                   fmt::format("{}", fmt::join(markers, "; "))});
+  }
+  out.text = table.render() + "\n'zcuda apps PATH' says which profile a folder or program matches; 'zcuda run --profile NAME' picks one.\n";
+  return out;
+}
+
+// ZLUDA's folder for the Steam line: --runtime-dir, the installed runtime, or a placeholder.
+std::filesystem::path runtime_for_line(const AppsOptions& o, const Context& context) {
+  if (auto found = launch::locate_runtime(o.runtime_dir, context.home)) return found->dir;
+  return path_from_utf8("C:\\path\\to\\ZLUDA");
+}
+
+std::string describe_match(const apps::Match& match, const apps::Setup& setup, const std::optional<std::string>& steam, const Context& context) {
+  const auto& style = context.style;
+  std::string text = style.bold(fmt::format("{} ({})", match.profile.name, match.profile.title)) + "\n";
+  text += fmt::format("  folder:     {}\n", path_to_utf8(match.root));
+  for (const auto& why : match.why) text += fmt::format("  because:    {}\n", why);
+  text += fmt::format("  family:     {} ZLUDA\n", apps::family_word(match.profile.family));
+  if (match.torch) {
+    text += fmt::format("  torch:      {} (CUDA {}) in {}, found by {}\n", match.torch->version.value_or("?"), match.torch->cuda.value_or("none"),
+                        path_to_utf8(match.torch->package), match.torch->found_by);
+  }
+  if (setup.app_runtime) text += fmt::format("  runtime:    the application's own, {}\n", path_to_utf8(*setup.app_runtime));
+  if (!setup.stage) {
+    text += "  placement:  none (the application loads ZLUDA itself, or needs nothing placed)\n";
+  } else if (setup.place_into) {
+    text += fmt::format("  placement:  into {} (journaled; zcuda unstage restores it)\n", path_to_utf8(*setup.place_into));
+    for (const auto& n : setup.names) {
+      text += fmt::format("              {} as {}{}\n", n.from, n.to,
+                          n.keep_original_as ? fmt::format(" (the original kept as {})", *n.keep_original_as) : "");
+    }
+  } else {
+    text += "  placement:  the program's folder, as zcuda stage does, when it loads CUDA libraries\n";
+  }
+  text += fmt::format("  launch:     {}\n", setup.direct ? "the program itself (--direct), no ZLUDA launcher" : "through ZLUDA's launcher");
+  for (const auto& s : setup.settings) text += fmt::format("  sets:       {}={}  # {}\n", s.name, s.value, s.why);
+  for (const auto& s : setup.skipped) text += fmt::format("  skips:      {}\n", s);
+  for (const auto& k : setup.kernels) text += fmt::format("  kernels:    {} (zcuda warmup)\n", path_to_utf8(k));
+  text += fmt::format("  check:      {}\n", apps::to_string(match.profile.check));
+  if (steam) text += fmt::format("  Steam:      set the game's launch options to:\n              {}\n", *steam);
+  if (setup.flavour_problem) text += style.yellow("  problem:    ") + *setup.flavour_problem + "\n";
+  for (const auto& n : setup.notes) text += fmt::format("  note:       {}\n", n);
+  return text;
+}
+
+}  // namespace
+
+CommandRun setup_apps(CLI::App& sub) {
+  auto o = std::make_shared<AppsOptions>();
+  add_path_option(sub, "PATH", o->app, "A folder or program: say which profile it matches, and why");
+  add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder for the lines printed (default: the installed runtime)");
+  sub.footer("Profiles are data: the embedded manifests/app-profiles.json, and your own in <home>/app-profiles.json (docs/apps.md).");
+  return [o](Context& context) -> Result<CommandOutput> {
+    auto profiles = load_profiles(context);
+    if (!profiles) return std::unexpected(profiles.error());
+    if (!o->app) return list_profiles(*profiles, context);
+    std::error_code ec;
+    if (!std::filesystem::exists(*o->app, ec)) {
+      return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(*o->app)), "Give an application's folder or its program.");
+    }
+    apps::Given given{*o->app, {}, platform::current_os(), true};
+    const apps::Recognition recognition = apps::recognise(*profiles, given);
+    CommandOutput out;
+    out.json = apps::to_json(recognition);
+    nlohmann::json setups = nlohmann::json::array();
+    std::string text;
+    const auto runtime = runtime_for_line(*o, context);
+    for (std::size_t i = 0; i < recognition.matches.size(); ++i) {
+      const auto& match = recognition.matches[i];
+      const apps::Setup setup = apps::setup_for(match, platform::current_os(), {});
+      const auto steam = apps::steam_launch_option(match.profile, runtime);
+      nlohmann::json s = apps::to_json(setup);
+      s["steam_launch_option"] = steam ? nlohmann::json(*steam) : nlohmann::json(nullptr);
+      setups.push_back(s);
+      text += (i == 0 ? context.style.green("Matches ") : "Also matches ") + describe_match(match, setup, steam, context) + "\n";
+    }
+    out.json["setups"] = setups;
+    if (recognition.matches.empty()) {
+      text += fmt::format("{} matches no profile: zcuda run treats it as a plain program.\n", path_to_utf8(*o->app));
+      out.exit_code = 1;
+    } else {
+      text += fmt::format("zcuda run uses {}; --profile NAME picks another, --profile none none.\n", recognition.matches.front().profile.name);
+    }
+    text += context.style.dim("Not matched:") + "\n";
+    for (const auto& miss : recognition.misses) text += "  " + miss + "\n";
+    out.text = text;
+    return out;
+  };
+}
+
+}  // namespace zcuda::cli

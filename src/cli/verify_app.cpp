@@ -1,0 +1,158 @@
+#include "verify_app.hpp"
+
+#include <chrono>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <zcuda/apps/check.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/version.hpp>
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/process.hpp>
+#include <zcuda/ui/table.hpp>
+#include <zcuda/verify/verify.hpp>
+
+#include "app_launch.hpp"
+#include "launch_flags.hpp"
+
+namespace zcuda::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The application and its profile: the one APP matches, or the one --profile names.
+Result<AppLaunch> app_to_check(const VerifyAppOptions& o, const detect::Profile& detected, const Context& context) {
+  std::error_code ec;
+  if (!fs::exists(o.app, ec))
+    return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(o.app)),
+                "Give the application's folder or its Python interpreter.");
+  auto profiles = load_profiles(context);
+  if (!profiles) return std::unexpected(profiles.error());
+  const apps::Recognition recognition = apps::recognise(*profiles, apps::Given{o.app, {}, platform::current_os(), true});
+  std::optional<apps::Match> match;
+  if (o.profile) {
+    const apps::Profile* forced = apps::find(*profiles, *o.profile);
+    if (!forced) return fail(ErrorKind::usage, fmt::format("there is no application profile called \"{}\"", *o.profile), "zcuda apps lists them.");
+    match = apps::forced_match(*forced, recognition);
+  } else if (!recognition.matches.empty()) {
+    match = recognition.matches.front();
+  }
+  if (!match) {
+    return fail(ErrorKind::not_found, fmt::format("{} matches no application profile", path_to_utf8(o.app)),
+                "zcuda apps PATH says why; --profile NAME picks one.");
+  }
+  if (match->profile.check != apps::Check::torch) {
+    return fail(ErrorKind::unsupported,
+                fmt::format("profile {}'s check ({}) is not one verify --app runs; it runs the torch check", match->profile.name,
+                            apps::to_string(match->profile.check)),
+                "docs/apps.md says how each application is checked.");
+  }
+  if (!match->torch) {
+    return fail(ErrorKind::not_found, fmt::format("no Python interpreter with torch was found for {}", path_to_utf8(o.app)),
+                "Give the interpreter itself (venv/bin/python, venv\\Scripts\\python.exe).");
+  }
+  return AppLaunch{*match, apps::setup_for(*match, platform::current_os(), machine_facts(detected))};
+}
+
+// Written where the interpreter can read it: beside zcuda's state, or in the temporary folder.
+Result<fs::path> write_script(const Context& context) {
+  auto script = apps::torch_check_script();
+  if (!script) return std::unexpected(script.error());
+  std::error_code ec;
+  fs::path dir = context.home_usable ? context.home.state / "apps" : fs::temp_directory_path(ec) / "zcuda-apps";
+  fs::create_directories(dir, ec);
+  if (ec) return std::unexpected(io_error("create folder", dir, ec));
+  const fs::path file = dir / "torch-check.py";
+  if (auto written = platform::write_file_atomic(file, *script); !written) return std::unexpected(written.error());
+  return file;
+}
+
+// The launch `zcuda run` would make, with the script in place of the application's own.
+Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
+                                        const Context& context, std::string& runtime_word) {
+  LaunchFlags flags;
+  launch::Options options = launch_options(flags, path_to_utf8(app.match.torch->interpreter), {path_to_utf8(script)}, detected);
+  auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
+  if (!runtime) return std::unexpected(runtime.error());
+  const bool own = !o.runtime_dir && o.runtime != "native" && app.setup.app_runtime;
+  if (runtime->kind == verify::RuntimeKind::native && !own) {
+    runtime_word = "native";
+    return launch::prepare_native_launch(options, platform::current_environment());
+  }
+  options.runtime = launch::RuntimeLocation{own ? *app.setup.app_runtime : *runtime->dir, launch::RuntimeChoice::folder, std::nullopt};
+  apply_app(app, options, true);
+  runtime_word = path_to_utf8(options.runtime.dir);
+  if (auto placed = place_for_app(app, options.runtime.dir, options.os, detected); !placed) return std::unexpected(placed.error());
+  return launch::prepare_launch(options, platform::current_environment());
+}
+
+std::string describe(const apps::CheckRecord& r, const Context& context) {
+  const auto& style = context.style;
+  const auto& f = r.facts;
+  std::string text;
+  auto fact = [&](const char* key) {
+    return f.contains(key) && !f[key].is_null() ? (f[key].is_string() ? f[key].get<std::string>() : f[key].dump()) : std::string("-");
+  };
+  text += fmt::format("Application: {} (profile {})\nRuntime:     {}\n", r.app, r.profile, r.runtime);
+  text += fmt::format("Python:      {} ({})\n", fact("python"), fact("executable"));
+  text += fmt::format("torch:       {} (CUDA flavour {}{})\n", fact("torch"), fact("cuda_flavour"),
+                      f.contains("hip") && !f["hip"].is_null() ? ", HIP " + fact("hip") : "");
+  text += fmt::format("CUDA:        {}{}\n", f.value("cuda_available", false) ? "available" : "unavailable",
+                      f.contains("device") ? fmt::format(", device {} (capability {})", fact("device"), fact("capability")) : "");
+  if (f.contains("comparisons")) {
+    ui::Table table({"GPU vs CPU", "RESULT", "MAX REL. ERROR", "TIME"});
+    for (const auto& c : f["comparisons"]) {
+      table.add_row({c.value("name", "?"), c.value("ok", false) ? style.green("match") : style.red("differs"),
+                     c.contains("max_relative_error") ? fmt::format("{:.2e}", c["max_relative_error"].get<double>()) : c.value("error", ""),
+                     c.contains("seconds") ? fmt::format("{:.2f} s", c["seconds"].get<double>()) : ""});
+    }
+    text += "\n" + table.render();
+  }
+  if (f.contains("libraries")) {
+    text += "\n" + style.bold("CUDA libraries the process loaded") + "\n";
+    if (f["libraries"].empty()) text += "  (none)\n";
+    for (const auto& l : f["libraries"]) text += "  " + l.get<std::string>() + "\n";
+  }
+  const std::string status(apps::to_string(r.status));
+  text += "\n" + style.bold("Result: ") + (r.passed() ? style.green(status) : style.red(status)) + (r.reason.empty() ? "" : ": " + r.reason) + "\n";
+  return text;
+}
+
+}  // namespace
+
+Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
+  const detect::Profile detected = detect_unless_told_not_to(LaunchFlags{});
+  auto app = app_to_check(o, detected, context);
+  if (!app) return std::unexpected(app.error());
+  apps::CheckRecord record;
+  record.profile = app->match.profile.name;
+  record.app = path_to_utf8(o.app);
+  record.zcuda_version = std::string(version());
+  record.started_utc = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  record.flavour_problem = app->setup.flavour_problem;
+  // Named before anything runs; the check still runs, so its evidence shows what happens.
+  if (record.flavour_problem && !context.options.quiet) context.notices.print(ui::NoticeKind::warning, *record.flavour_problem);
+  auto script = write_script(context);
+  if (!script) return std::unexpected(script.error());
+  auto plan = check_launch(o, *app, *script, detected, context, record.runtime);
+  if (!plan) return std::unexpected(plan.error());
+  if (auto ran = apps::run_torch_check(*plan, std::chrono::seconds(o.timeout), record); !ran) return std::unexpected(ran.error());
+
+  CommandOutput out;
+  out.json = record;
+  out.json["launch"] = launch::to_json(*plan);
+  out.text = describe(record, context);
+  if (context.home_usable) {
+    if (auto written = apps::write_check(context.home, record)) {
+      out.json["saved"] = path_to_utf8(*written);
+      out.text += context.style.dim("Saved to " + path_to_utf8(*written)) +
+                  (record.passed() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
+    }
+  }
+  out.exit_code = record.passed() ? 0 : 1;
+  return out;
+}
+
+}  // namespace zcuda::cli

@@ -1,0 +1,115 @@
+// A matched profile turned into what launch, stage and warmup take (docs/apps.md).
+#include <zcuda/apps/setup.hpp>
+
+#include <fmt/format.h>
+
+#include <zcuda/base/path_text.hpp>
+
+namespace zcuda::apps {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// Folders under `root` matching `glob` ('/'-separated; '*' stands for any one name).
+std::vector<fs::path> glob_folders(const fs::path& root, const std::string& glob) {
+  std::vector<fs::path> level = {root};
+  std::size_t start = 0;
+  while (start <= glob.size()) {
+    auto end = glob.find('/', start);
+    if (end == std::string::npos) end = glob.size();
+    const std::string part = glob.substr(start, end - start);
+    std::vector<fs::path> next;
+    for (const auto& dir : level) {
+      if (part != "*") {
+        if (is_dir(dir / path_from_utf8(part))) next.push_back(dir / path_from_utf8(part));
+        continue;
+      }
+      std::error_code ec;
+      for (fs::directory_iterator it(dir, ec), stop; !ec && it != stop; it.increment(ec)) {
+        if (it->is_directory(ec)) next.push_back(it->path());
+      }
+    }
+    std::sort(next.begin(), next.end());
+    level = std::move(next);
+    start = end + 1;
+  }
+  return level;
+}
+
+}  // namespace
+
+Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) {
+  const Profile& p = match.profile;
+  Setup s;
+  s.profile = p.name;
+  s.stage = p.stage;
+  s.direct = p.launch == LaunchMode::direct;
+  s.notes = p.notes;
+  if (p.runtime && is_dir(match.root / path_from_utf8(*p.runtime))) s.app_runtime = match.root / path_from_utf8(*p.runtime);
+  const Placement placement = p.placement_on(os);
+  if (p.stage) {
+    if (placement.into == Into::torch_lib && match.torch && is_dir(match.torch->lib)) s.place_into = match.torch->lib;
+    if (placement.into == Into::program) s.place_into = match.root;
+    s.names = placement.names;
+  }
+  for (const auto& setting : p.environment) {
+    if (setting.unless == Unless::hipblaslt_kernels && facts.hipblaslt_kernels) {
+      s.skipped.push_back(fmt::format("{}: not set, since this HIP SDK has hipBLASLt kernels", setting.name));
+      continue;
+    }
+    s.settings.push_back({setting.name, setting.value, fmt::format("profile {}: {}", p.name, setting.why)});
+  }
+  switch (p.warmup.kind) {
+    case Warmup::Kind::none:
+      break;
+    case Warmup::Kind::program:
+      s.kernels.push_back(match.root);
+      break;
+    case Warmup::Kind::torch_lib:
+      if (match.torch && is_dir(match.torch->lib)) s.kernels.push_back(match.torch->lib);
+      break;
+    case Warmup::Kind::glob:
+      s.kernels = glob_folders(match.root, p.warmup.glob);
+      break;
+  }
+  if (match.torch && p.check == Check::torch) s.flavour_problem = flavour_problem(*match.torch, p.family);
+  return s;
+}
+
+std::optional<std::string> steam_launch_option(const Profile& profile, const fs::path& runtime_dir) {
+  if (!profile.steam_launch_option) return std::nullopt;
+  std::string line = *profile.steam_launch_option;
+  const std::string runtime = path_to_utf8(runtime_dir);
+  for (auto at = line.find("{runtime}"); at != std::string::npos; at = line.find("{runtime}", at + runtime.size())) line.replace(at, 9, runtime);
+  return line;
+}
+
+nlohmann::json to_json(const Setup& s) {
+  using nlohmann::json;
+  json names = json::array();
+  for (const auto& n : s.names)
+    names.push_back({{"from", n.from}, {"to", n.to}, {"keep_original_as", n.keep_original_as ? json(*n.keep_original_as) : json(nullptr)}});
+  json settings = json::array();
+  for (const auto& v : s.settings) settings.push_back({{"name", v.name}, {"value", v.value}, {"why", v.why}});
+  json kernels = json::array();
+  for (const auto& k : s.kernels) kernels.push_back(path_to_utf8(k));
+  return {{"profile", s.profile},
+          {"place_into", s.place_into ? json(path_to_utf8(*s.place_into)) : json(nullptr)},
+          {"names", names},
+          {"stage", s.stage},
+          {"launch", s.direct ? "direct" : "launcher"},
+          {"app_runtime", s.app_runtime ? json(path_to_utf8(*s.app_runtime)) : json(nullptr)},
+          {"environment", settings},
+          {"skipped", s.skipped},
+          {"kernels", kernels},
+          {"flavour_problem", s.flavour_problem ? json(*s.flavour_problem) : json(nullptr)},
+          {"notes", s.notes}};
+}
+
+}  // namespace zcuda::apps

@@ -1,0 +1,169 @@
+// Finding a Python application's torch and reading what it was built for (docs/apps.md).
+#include <zcuda/apps/torch_install.hpp>
+
+#include <regex>
+
+#include <fmt/format.h>
+
+#include <zcuda/base/ascii.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/platform/files.hpp>
+#include <zcuda/platform/process.hpp>
+
+namespace zcuda::apps {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+namespace {
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// The venv (or install) root of an interpreter: a venv's bin/ or Scripts/ sits under it; a
+// Windows python.org install keeps python.exe in its root.
+fs::path install_root(const fs::path& interpreter) {
+  const fs::path dir = interpreter.parent_path();
+  const std::string name = ascii_lower(path_to_utf8(dir.filename()));
+  return name == "bin" || name == "scripts" ? dir.parent_path() : dir;
+}
+
+// site-packages folders under a root, as venvs and installs lay them out.
+std::vector<fs::path> site_packages(const fs::path& root, Os os) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  if (os == Os::windows) {
+    for (const char* lib : {"Lib", "lib"}) {
+      if (fs::is_directory(root / lib / "site-packages", ec)) {
+        out.push_back(root / lib / "site-packages");
+        break;
+      }
+    }
+    return out;
+  }
+  for (const char* lib : {"lib", "lib64"}) {
+    for (fs::directory_iterator it(root / lib, ec), end; !ec && it != end; it.increment(ec)) {
+      if (path_to_utf8(it->path().filename()).starts_with("python") && fs::is_directory(it->path() / "site-packages", ec)) {
+        out.push_back(it->path() / "site-packages");
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<TorchInstall> torch_at(const fs::path& package, const fs::path& interpreter, bool venv, std::string found_by) {
+  if (!is_file(package / "version.py") && !is_file(package / "__init__.py")) return std::nullopt;
+  TorchInstall t;
+  t.interpreter = interpreter;
+  t.package = package;
+  t.lib = package / "lib";
+  t.venv = venv;
+  t.found_by = std::move(found_by);
+  if (auto text = platform::read_file(package / "version.py", 1u << 20)) {
+    auto v = parse_version_py(*text);
+    t.version = v.version;
+    t.cuda = v.cuda;
+    t.hip = v.hip;
+  }
+  return t;
+}
+
+}  // namespace
+
+bool is_python(const fs::path& program, Os os) {
+  std::string name = path_to_utf8(program.filename());
+  if (os == Os::windows) {
+    name = ascii_lower(name);
+    return name == "python.exe" || name == "pythonw.exe" || std::regex_match(name, std::regex(R"(python3(\.\d+)?\.exe)"));
+  }
+  return std::regex_match(name, std::regex(R"(python(3(\.\d+)?)?)"));
+}
+
+std::optional<fs::path> venv_interpreter(const fs::path& folder, Os os) {
+  for (const char* venv : {"venv", ".venv", "env", ""}) {
+    const fs::path root = *venv ? folder / venv : folder;
+    if (!is_file(root / "pyvenv.cfg")) continue;
+    const fs::path python = os == Os::windows ? root / "Scripts" / "python.exe" : root / "bin" / "python";
+    std::error_code ec;
+    if (fs::exists(python, ec)) return python;
+  }
+  return std::nullopt;
+}
+
+TorchVersion parse_version_py(std::string_view text) {
+  // version.py is generated: `__version__ = '2.7.0+cu118'`, `cuda: Optional[str] = '11.8'`,
+  // `hip: Optional[str] = None` (older releases write `cuda = '11.8'`).
+  TorchVersion v;
+  static const std::regex line(R"re(^(\w+)\s*(?::[^=\n]*)?=\s*(?:'([^'\n]*)'|"([^"\n]*)"|None)\s*$)re", std::regex::multiline);
+  std::string body(text);
+  for (std::sregex_iterator it(body.begin(), body.end(), line, std::regex_constants::match_not_null), end; it != end; ++it) {
+    const auto& m = *it;
+    std::optional<std::string> value;
+    if (m[2].matched) value = m[2].str();
+    if (m[3].matched) value = m[3].str();
+    const std::string key = m[1].str();
+    if (key == "__version__") v.version = value;
+    if (key == "cuda") v.cuda = value;
+    if (key == "hip") v.hip = value;
+  }
+  return v;
+}
+
+std::optional<TorchInstall> find_torch(const fs::path& interpreter, Os os, bool ask_interpreter) {
+  const fs::path root = install_root(interpreter);
+  const bool venv = is_file(root / "pyvenv.cfg");
+  for (const auto& site : site_packages(root, os)) {
+    if (auto t = torch_at(site / "torch", interpreter, venv, "files")) return t;
+  }
+  if (!ask_interpreter || os != platform::current_os()) return std::nullopt;
+  // find_spec locates the package without importing it (importing torch takes seconds).
+  platform::ProcessSpec spec;
+  spec.program = interpreter;
+  spec.args = {"-I", "-c", "import importlib.util as u; s = u.find_spec('torch'); print(s.submodule_search_locations[0] if s else '')"};
+  spec.streams = platform::StreamMode::capture;
+  spec.timeout = std::chrono::seconds(30);
+  auto ran = platform::run_process(spec);
+  if (!ran || ran->exit_code != 0) return std::nullopt;
+  std::string out = ran->out;
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  if (out.empty()) return std::nullopt;
+  return torch_at(path_from_utf8(out), interpreter, venv, "asked the interpreter");
+}
+
+std::optional<std::string> flavour_problem(const TorchInstall& torch, family::Family family) {
+  const std::string version = torch.version.value_or("(version unknown)");
+  if (torch.hip) {
+    return fmt::format("torch {} is a ROCm build (HIP {}): it runs on AMD GPUs by itself, and ZLUDA has nothing to do; run it without zcuda", version,
+                       *torch.hip);
+  }
+  if (!torch.cuda) {
+    return fmt::format(
+        "torch {} is a CPU-only build (its version.py names no CUDA): ZLUDA cannot give it a GPU; install a CUDA build of torch "
+        "(for example +cu118 or +cu126) into this interpreter",
+        version);
+  }
+  if (family == family::Family::lshqqytiger && !torch.cuda->starts_with("11.")) {
+    return fmt::format(
+        "torch {} is built for CUDA {}, and lshqqytiger's ZLUDA serves CUDA 11 names (cublas64_11.dll, cusparse64_11.dll, "
+        "nvrtc64_112_0.dll): install torch +cu118 as the application's installer does",
+        version, *torch.cuda);
+  }
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const TorchInstall& t) {
+  using nlohmann::json;
+  auto opt = [](const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); };
+  return {{"interpreter", path_to_utf8(t.interpreter)},
+          {"package", path_to_utf8(t.package)},
+          {"lib", path_to_utf8(t.lib)},
+          {"version", opt(t.version)},
+          {"cuda", opt(t.cuda)},
+          {"hip", opt(t.hip)},
+          {"venv", t.venv},
+          {"found_by", t.found_by}};
+}
+
+}  // namespace zcuda::apps

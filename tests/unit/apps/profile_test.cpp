@@ -1,0 +1,112 @@
+// The profiles file: the embedded profiles, validation with JSON paths, the user's own file.
+#include <gtest/gtest.h>
+
+#include <zcuda/apps/profile.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace zcuda::apps {
+namespace {
+
+using test::TempDir;
+
+const Profile& embedded(std::string_view name) {
+  static const std::vector<Profile> profiles = [] {
+    auto loaded = load(std::nullopt);
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    return loaded ? *loaded : std::vector<Profile>{};
+  }();
+  const Profile* p = find(profiles, name);
+  if (p == nullptr) throw std::runtime_error("no embedded profile " + std::string(name));
+  return *p;
+}
+
+TEST(Profiles, TheSixProfilesAreEmbedded) {
+  for (const char* name : {"comfyui-zluda", "sdnext", "blender", "physx-32bit", "llama-cpp", "pytorch"}) EXPECT_NO_THROW(embedded(name)) << name;
+}
+
+TEST(Profiles, ComfyUiPlacesAsItsInstallerDoes) {
+  const Profile& p = embedded("comfyui-zluda");
+  EXPECT_EQ(p.family, family::Family::lshqqytiger);
+  EXPECT_EQ(p.runtime, "zluda");
+  const Placement placement = p.placement_on(platform::Os::windows);
+  EXPECT_EQ(placement.into, Into::torch_lib);
+  ASSERT_EQ(placement.names.size(), 5u);
+  EXPECT_EQ(placement.names[0].from, "cublas.dll");
+  EXPECT_EQ(placement.names[0].to, "cublas64_11.dll");
+  EXPECT_EQ(placement.names[2].from, "nvrtc.dll");
+  EXPECT_EQ(placement.names[2].to, "nvrtc64_112_0.dll");
+  EXPECT_EQ(placement.names[2].keep_original_as, "nvrtc_cuda.dll");
+  EXPECT_EQ(placement.names[4].to, "cufftw64_10.dll");
+  std::vector<std::string> variables;
+  for (const auto& s : p.environment) variables.push_back(s.name + "=" + s.value);
+  EXPECT_EQ(variables, (std::vector<std::string>{"MIOPEN_FIND_MODE=2", "MIOPEN_LOG_LEVEL=3", "ZLUDA_COMGR_LOG_LEVEL=1"}));
+  EXPECT_EQ(p.check, Check::torch);
+}
+
+TEST(Profiles, LaunchModesAndChecks) {
+  EXPECT_EQ(embedded("sdnext").launch, LaunchMode::direct);
+  EXPECT_FALSE(embedded("sdnext").stage);
+  EXPECT_EQ(embedded("sdnext").runtime, ".zluda");
+  EXPECT_TRUE(embedded("blender").family_default_cc);
+  EXPECT_EQ(embedded("physx-32bit").os, std::vector<platform::Os>{platform::Os::windows});
+  EXPECT_TRUE(embedded("physx-32bit").steam_launch_option);
+  EXPECT_EQ(embedded("llama-cpp").check, Check::fatbin);
+  EXPECT_EQ(embedded("pytorch").placement_on(platform::Os::linux).into, Into::none);
+  EXPECT_EQ(embedded("pytorch").placement_on(platform::Os::windows).into, Into::torch_lib);
+}
+
+std::string one_profile(const std::string& fields) {
+  return R"({"format": 1, "profiles": [{"name": "mine", "title": "Mine", "family": "upstream", "recognise": [{"exists": ["mine.exe"], "why": "mine"}])" +
+         fields + "}]}";
+}
+
+TEST(Profiles, ErrorsNameTheJsonPath) {
+  auto bad_launch = parse(one_profile(R"(, "launch": "zluda")"), "test.json");
+  ASSERT_FALSE(bad_launch);
+  EXPECT_EQ(bad_launch.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(bad_launch.error().message.find("profiles[0].launch: expected launcher or direct, got \"zluda\""), std::string::npos)
+      << bad_launch.error().message;
+  EXPECT_NE(bad_launch.error().hint.find("docs/apps.md"), std::string::npos);
+
+  auto no_why = parse(one_profile(R"(, "environment": [{"name": "X", "value": "1", "why": ""}])"), "test.json");
+  ASSERT_FALSE(no_why);
+  EXPECT_NE(no_why.error().message.find("profiles[0].environment[0].why"), std::string::npos) << no_why.error().message;
+
+  auto unknown = parse(one_profile(R"(, "lanch": "direct")"), "test.json");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("profiles[0].lanch: not a profile field"), std::string::npos) << unknown.error().message;
+
+  auto escape = parse(one_profile(R"(, "runtime": "../elsewhere")"), "test.json");
+  ASSERT_FALSE(escape);
+  EXPECT_NE(escape.error().message.find("profiles[0].runtime"), std::string::npos);
+
+  auto family = parse(one_profile(R"(, "placement": {"windows": {"into": "torch_lib", "names": [{"from": "a.dll", "to": "..\\b.dll"}]}})"), "t");
+  ASSERT_FALSE(family);
+  EXPECT_NE(family.error().message.find("profiles[0].placement.windows.names[0]"), std::string::npos) << family.error().message;
+
+  EXPECT_FALSE(parse("{\"format\": 2, \"profiles\": []}", "t"));
+  EXPECT_FALSE(parse("not json", "t"));
+  EXPECT_TRUE(parse(one_profile(""), "t"));
+}
+
+TEST(Profiles, TheUsersFileComesFirstAndReplacesByName) {
+  TempDir dir;
+  test::write_file(dir / "app-profiles.json",
+                   R"({"format": 1, "profiles": [{"name": "blender", "title": "My Blender", "family": "upstream", "launch": "direct",
+                       "recognise": [{"program": ["blender.exe"], "why": "my Blender"}]}]})");
+  auto profiles = load(dir / "app-profiles.json");
+  ASSERT_TRUE(profiles) << profiles.error().message;
+  EXPECT_EQ(profiles->front().name, "blender");
+  EXPECT_EQ(profiles->front().title, "My Blender");
+  EXPECT_EQ(std::count_if(profiles->begin(), profiles->end(), [](const Profile& p) { return p.name == "blender"; }), 1);
+  EXPECT_TRUE(find(*profiles, "comfyui-zluda"));
+
+  test::write_file(dir / "broken.json", R"({"format": 1, "profiles": [{"name": "x"}]})");
+  auto broken = load(dir / "broken.json");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("broken.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zcuda::apps
