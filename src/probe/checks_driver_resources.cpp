@@ -161,7 +161,9 @@ void check_driver_pitch_2d(Report& report) {
     }
   } free_first{d, first}, free_second{d, second};
   check_status(Api::cuda, "cuMemAllocPitch_v2", alloc_pitch(&second, &second_pitch, kSubWidth * 4, kSubHeight, 4));
-  report.metrics.integer("row_bytes", kRowBytes).integer("pitch", static_cast<long long>(pitch)).integer("second_pitch", static_cast<long long>(second_pitch));
+  report.metrics.integer("row_bytes", kRowBytes)
+      .integer("pitch", static_cast<long long>(pitch))
+      .integer("second_pitch", static_cast<long long>(second_pitch));
   if (pitch < kRowBytes || second_pitch < kSubWidth * 4) {
     throw Stop{Status::fail, "cuMemAllocPitch_v2 gave a pitch of " + std::to_string(pitch) + " bytes for rows of " + std::to_string(kRowBytes),
                std::nullopt};
@@ -241,7 +243,7 @@ void check_driver_cache_config(Report& report) {
   std::size_t wrong = 0;
   for (int config = 0; config < 4; ++config) {
     check_status(Api::cuda, (std::string("cuCtxSetCacheConfig (CU_FUNC_CACHE_") + names[config] + ")").c_str(), set_cache_config(config));
-    wrong += vadd_mismatches(d, vadd, 1u << 14, 95 + config);
+    wrong += vadd_mismatches(d, vadd, 1u << 14, 95u + static_cast<unsigned>(config));
   }
   const int unknown = set_cache_config(4);
   set_cache_config(0);
@@ -250,7 +252,8 @@ void check_driver_cache_config(Report& report) {
     throw Stop{Status::fail, std::to_string(wrong) + " of 65536 sums wrong across the four cache configurations", std::nullopt};
   }
   if (unknown != 1) {
-    throw Stop{Status::fail, "cuCtxSetCacheConfig accepted the unknown value 4 (result " + std::to_string(unknown) + ", expected CUDA_ERROR_INVALID_VALUE)",
+    throw Stop{Status::fail,
+               "cuCtxSetCacheConfig accepted the unknown value 4 (result " + std::to_string(unknown) + ", expected CUDA_ERROR_INVALID_VALUE)",
                std::nullopt};
   }
   report.status = Status::pass;
@@ -273,12 +276,12 @@ void check_driver_pci_bus_id(Report& report) {
   unsigned text_domain = 0, text_bus = 0, text_device = 0, text_function = 0;
   char tail = 0;
   const int fields = std::sscanf(text, "%x:%x:%x.%x%c", &text_domain, &text_bus, &text_device, &text_function, &tail);
-  if (fields != 4) throw Stop{Status::fail, std::string("cuDeviceGetPCIBusId answered \"") + text + "\", not domain:bus:device.function", std::nullopt};
+  if (fields != 4)
+    throw Stop{Status::fail, std::string("cuDeviceGetPCIBusId answered \"") + text + "\", not domain:bus:device.function", std::nullopt};
   char expected[64];
   std::snprintf(expected, sizeof expected, "%x:%x:%x", static_cast<unsigned>(domain), static_cast<unsigned>(bus), static_cast<unsigned>(device));
   if (text_domain != static_cast<unsigned>(domain) || text_bus != static_cast<unsigned>(bus) || text_device != static_cast<unsigned>(device)) {
-    throw Stop{Status::fail,
-               std::string("cuDeviceGetPCIBusId answered \"") + text + "\" but the device attributes say domain:bus:device " + expected,
+    throw Stop{Status::fail, std::string("cuDeviceGetPCIBusId answered \"") + text + "\" but the device attributes say domain:bus:device " + expected,
                std::nullopt};
   }
   report.status = Status::pass;
