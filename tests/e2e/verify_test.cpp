@@ -263,8 +263,8 @@ TEST(Verify, PredictedZludaLoadDialogsAreNotWaitedOn) {
   options.timeout_seconds = 120;
   options.unset_env = {"HIP_PATH"};
   options.set_env["ProgramFiles"] = (dir / "no program files").string();
-  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string(), "--check", "driver.pitch_2d", "--check",
-                      "cublas.sgemm"},
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string(), "--check", "driver.pitch_2d",
+                      "--check", "cublas.sgemm"},
                      options);
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
   const auto out = json::parse(r.out);

@@ -65,7 +65,8 @@ struct PrecompileOptions {
   // ZLUDA's kernel cache folder (zluda/ComputeCache: one SQLite database, zluda2.db, and its
   // journal). zluda_precompile exits 0 whatever happened per module and prints only a progress
   // bar on a terminal, so a file's verdict is whether this folder changed while it ran: ZLUDA
-  // writes a compiled module there, and updates a cached one's last use.
+  // writes a compiled module there, and updates a cached one's last use. Empty (no user cache
+  // folder): the exit code alone decides.
   std::filesystem::path cache;
 };
 

@@ -73,7 +73,8 @@ Result<std::vector<FileResult>> precompile(const fs::path& tool, const std::vect
     result.seconds = ran->seconds;
     const bool exited_well = ran->exit_code == 0 && !ran->signal && !ran->exception_status && !ran->timed_out;
     result.cache_changed = cache_state(options.cache) != before;
-    result.ok = exited_well && result.cache_changed;
+    // Without a cache folder to look at (no user cache folder), the exit code alone decides.
+    result.ok = exited_well && (result.cache_changed || options.cache.empty());
     if (!exited_well) {
       result.ended = platform::describe_exit(*ran);
     } else if (!result.ok) {
