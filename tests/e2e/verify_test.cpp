@@ -438,9 +438,9 @@ TEST(Verify, ListNamesEveryCheck) {
   const auto out = json::parse(r.out);
   ASSERT_EQ(out["checks"].size(), 37u);
   EXPECT_EQ(out["checks"][0]["name"], "driver.init");
-  EXPECT_EQ(out["checks"][9]["name"], "cublas.sgemm");
-  EXPECT_EQ(out["checks"][9]["core"], true);
-  EXPECT_EQ(out["checks"][11]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
+  EXPECT_EQ(out["checks"][13]["name"], "cublas.sgemm");
+  EXPECT_EQ(out["checks"][13]["core"], true);
+  EXPECT_EQ(out["checks"][15]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
 }
 
 TEST(Verify, ProbeFromTheTestHookMustExist) {
