@@ -32,6 +32,9 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   if (errors > 0) {
     out += s.red(s.bold("Not ready:")) + fmt::format(" {} to fix", counted(errors, "error"));
     if (warnings > 0) out += fmt::format(", and {}", counted(warnings, "warning"));
+    if (p.ready_for_physx32()) {
+      out += "\n" + s.green(s.bold("Ready for 32-bit PhysX:")) + " ZLUDA runs it without the HIP SDK; CUDA programs need the errors below fixed";
+    }
   } else {
     out += s.green(s.bold("Ready:")) + " this machine can run CUDA programs through ZLUDA";
     if (warnings > 0) out += fmt::format(" ({})", counted(warnings, "warning"));

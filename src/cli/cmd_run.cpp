@@ -13,6 +13,7 @@
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
+#include <zcuda/launch/load_dialogs.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
@@ -301,6 +302,11 @@ CommandRun setup_run(CLI::App& sub) {
       // A profile knows where the application's kernels are (torch/lib, Cycles' lib).
       const auto kernels = app && !app->setup.kernels.empty() ? app->setup.kernels.front() : plan->target;
       if (auto slow = warmup::first_run_notice(kernels, runtime.dir)) note(context, ui::NoticeKind::notice, *slow);
+      // Windows: a HIP library ZLUDA cannot find stops the program on a modal dialog.
+      for (const auto& dialog : launch::predicted_load_dialogs(runtime.dir, detected)) {
+        note(context, ui::NoticeKind::warning,
+             fmt::format("{}; a program that uses {} stops there (zcuda detect says what to install)", launch::describe(dialog), dialog.cuda_role));
+      }
     }
     auto traces_before = traces_before_run(*plan, options->os);
     if (!traces_before) return std::unexpected(traces_before.error());

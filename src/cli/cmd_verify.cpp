@@ -7,7 +7,10 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/bench/record.hpp>
+#include <zcuda/launch/detected.hpp>
+#include <zcuda/launch/load_dialogs.hpp>
 #include <zcuda/launch/quarantine.hpp>
+#include <zcuda/platform/os.hpp>
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/probe_location.hpp>
 #include <zcuda/ui/table.hpp>
@@ -164,6 +167,16 @@ CommandRun setup_verify(CLI::App& sub) {
       auto join = launch::launcher_join_for_runtime(*runtime->dir, context.home_usable ? std::optional(context.home.state) : std::nullopt);
       if (!join) return std::unexpected(join.error());
       options.launcher_join = *join;
+      // Windows: a HIP library ZLUDA cannot find opens a modal dialog the probe would wait on.
+      if (platform::current_os() == platform::Os::windows) {
+        options.load_dialogs = launch::predicted_load_dialogs(*runtime->dir, launch::detect_for_launch(false));
+        for (const auto& dialog : options.load_dialogs) {
+          if (!context.options.quiet) {
+            context.notices.print(ui::NoticeKind::warning,
+                                  fmt::format("{}; verify does not start the {} checks", launch::describe(dialog), dialog.cuda_role));
+          }
+        }
+      }
     }
     auto report = verify::run(options);
     if (!report) return std::unexpected(report.error());

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/caches/caches.hpp>
+#include <zcuda/launch/detected.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/base/path_text.hpp>
@@ -18,6 +20,8 @@ struct WarmupOptions {
   std::filesystem::path app;
   std::optional<std::filesystem::path> runtime_dir;
   std::optional<std::filesystem::path> hip_path;
+  std::optional<std::string> device;
+  bool no_detect = false;
 };
 
 }  // namespace
@@ -27,9 +31,15 @@ CommandRun setup_warmup(CLI::App& sub) {
   add_path_option(sub, "APP", o->app, "The program, or its folder")->required();
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
   add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, else ROCm's)");
+  sub.add_option("--device", o->device,
+                 "HIP device to compile for, as 'zcuda run --device' (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is "
+                 "enumerated first). ZLUDA's cache is kept per GPU");
+  sub.add_flag("--no-detect", o->no_detect, "Do not consult detection for --device and --hip-path");
   sub.footer(
       "Runs ZLUDA's zluda_precompile on each file of the program's folder (and lib/, torch/lib/) that carries CUDA "
-      "device code. Exit codes: 0 all compiled, 1 a file failed, 3 nothing to warm up, 10 this ZLUDA has no zluda_precompile.");
+      "device code and that it reads (programs and libraries: PE and 64-bit ELF files), for the GPU 'zcuda run' would use. "
+      "A file counts as compiled when zluda_precompile exits 0 and ZLUDA's kernel cache changed. "
+      "Exit codes: 0 all compiled, 1 a file failed, 3 nothing to warm up, 10 this ZLUDA has no zluda_precompile.");
 
   return [o](Context& context) -> Result<CommandOutput> {
     std::error_code ec;
@@ -45,19 +55,24 @@ CommandRun setup_warmup(CLI::App& sub) {
     const auto scan = warmup::find_cuda_binaries(o->app);
     if (scan.binaries.empty()) {
       Error error{ErrorKind::not_found,
-                  fmt::format("Nothing to warm up: no file in {} carries CUDA device code", o->app),
+                  fmt::format("Nothing to warm up: no file in {} carries CUDA device code that zluda_precompile reads", o->app),
                   "Give the folder that holds the program's CUDA libraries (torch_cuda.dll, libtorch_cuda.so, ...).",
                   {}};
       for (const auto& folder : scan.folders) error.notes.push_back(fmt::format("searched {}", folder));
+      for (const auto& skipped : scan.not_read) error.notes.push_back(fmt::format("not read by zluda_precompile: {}", skipped));
       return std::unexpected(std::move(error));
     }
 
-    // zluda_precompile gets the environment `run` gives a program (HIP's folders on the search path).
+    // zluda_precompile gets the environment `run` gives a program (HIP's folders on the search
+    // path) and the same GPU: run's device choice is HIP_VISIBLE_DEVICES, under which the chosen
+    // GPU is CUDA device 0, the one the program's kernels run on and ZLUDA keys its cache by.
     launch::Options launch_options;
     launch_options.program = *tool;
     launch_options.runtime = *runtime;
     launch_options.hip_path = o->hip_path;
+    launch_options.device = o->device;
     launch_options.direct = true;
+    if (!o->no_detect) launch::apply_detected(launch_options, launch::settings_from_profile(launch::detect_for_launch(false)));
     auto plan = launch::prepare_launch(launch_options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 
@@ -75,7 +90,10 @@ CommandRun setup_warmup(CLI::App& sub) {
                                                                    r.file.filename(), zcuda::format_duration(r.seconds), r.ended));
       }
     };
-    auto results = warmup::precompile(*tool, scan.binaries, plan->environment, progress, &platform::interrupt_flag());
+    warmup::PrecompileOptions precompile_options;
+    precompile_options.device = 0;
+    precompile_options.cache = warmup::zluda_cache_folder(caches::live_inputs());
+    auto results = warmup::precompile(*tool, scan.binaries, plan->environment, precompile_options, progress, &platform::interrupt_flag());
     if (!results) return std::unexpected(results.error());
 
     CommandOutput output;
@@ -83,6 +101,9 @@ CommandRun setup_warmup(CLI::App& sub) {
     std::size_t failed = 0;
     output.json["runtime"] = {{"dir", zcuda::path_to_utf8(runtime->dir)}, {"chosen_by", std::string(launch::to_string(runtime->chosen_by))}};
     output.json["tool"] = zcuda::path_to_utf8(*tool);
+    output.json["device"] = launch_options.device ? nlohmann::json(*launch_options.device) : nlohmann::json(nullptr);
+    output.json["cache"] = zcuda::path_to_utf8(precompile_options.cache);
+    output.json["not_read"] = scan.not_read;
     output.json["files"] = nlohmann::json::array();
     for (const auto& r : *results) {
       seconds += r.seconds;
@@ -97,6 +118,7 @@ CommandRun setup_warmup(CLI::App& sub) {
       output.text += fmt::format("  failed: {} ({})\n", r.file, r.ended);
       if (!r.output.empty()) output.text += "    " + r.output.substr(0, r.output.find_last_not_of("\r\n") + 1) + "\n";
     }
+    for (const auto& skipped : scan.not_read) output.text += fmt::format("  not read by zluda_precompile: {}\n", skipped);
     if (failed > 0) output.exit_code = 1;
     return output;
   };

@@ -1,5 +1,6 @@
-// cusparse.*: the generic sparse API. ZLUDA implements only the COO SpMM path today, so the two
-// checks show users which of the two works on their stack.
+// cusparse.*: the generic sparse API. ZLUDA implements only the COO SpMM path (upstream #621, and
+// #624 added const dense descriptors, SpMM_preprocess and row-major operands), so the checks show
+// users which of them works on their stack.
 #include <cstdint>
 
 #include "checks.hpp"
@@ -12,7 +13,7 @@ namespace {
 using Handle = void*;
 
 // cusparse.h / library_types.h constants.
-constexpr int kIndex32I = 2, kBaseZero = 0, kR32F = 0, kOpN = 0, kOrderCol = 1, kAlgDefault = 0;
+constexpr int kIndex32I = 2, kBaseZero = 0, kR32F = 0, kOpN = 0, kOrderCol = 1, kOrderRow = 2, kAlgDefault = 0;
 
 // Each output element sums ≤ 16 products of values in [-1, 1): FP32 rounding contributes about
 // 1e-7 relative; 1e-6 is the simpleCUBLAS bound, which every correct implementation meets with
@@ -159,6 +160,74 @@ void check_cusparse_spmm_coo(Report& report) {
   report.metrics.num("max_abs_error", ref::max_abs_error(view(expected), view(got)));
   require_within(report, "rel_l2_error", error, kTolerance);
   finish(report, "C = A·B + 0.25·C, COO 300×400 times 400×16", error);
+}
+
+void check_cusparse_spmm_coo_row_major(Report& report) {
+  Driver d;
+  Owned handle;
+  Library lib = open_cusparse(report, d, handle);
+  using CreateCoo = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, const void*, const void*, int, int, int);
+  using CreateConstDn = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, int, int);
+  using Stage = int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int, void*);
+  auto create_coo = require_symbol<CreateCoo>(lib, "cusparseCreateConstCoo");
+  auto create_const_dn = require_symbol<CreateConstDn>(lib, "cusparseCreateConstDnMat");
+  auto create_dn = require_symbol<int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, void*, int, int)>(lib, "cusparseCreateDnMat");
+  auto destroy_sp = require_symbol<int (*)(Handle)>(lib, "cusparseDestroySpMat");
+  auto destroy_dn = require_symbol<int (*)(Handle)>(lib, "cusparseDestroyDnMat");
+  auto buffer_size = require_symbol<int (*)(Handle, int, int, const void*, Handle, Handle, const void*, Handle, int, int, std::size_t*)>(
+      lib, "cusparseSpMM_bufferSize");
+  auto preprocess = require_symbol<Stage>(lib, "cusparseSpMM_preprocess");
+  auto spmm = require_symbol<Stage>(lib, "cusparseSpMM");
+
+  // Column-major inputs for the reference, uploaded row-major (ld = columns).
+  constexpr int m = 257, k = 311, n = 24;
+  ref::Lcg rng(53);
+  const auto a = ref::random_csr(m, k, 6, rng);
+  const auto row_index = ref::csr_row_indices(a);
+  std::vector<float> b(std::size_t{k} * n), c(std::size_t{m} * n);
+  for (auto& v : b) v = rng.symmetric();
+  for (auto& v : c) v = rng.symmetric();
+  auto row_major = [](const std::vector<float>& col_major, std::size_t rows, std::size_t cols) {
+    std::vector<float> out(col_major.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t j = 0; j < cols; ++j) out[r * cols + j] = col_major[r + j * rows];
+    }
+    return out;
+  };
+  const float alpha = -0.75f, beta = 2.0f;
+  DeviceBuffer d_row(d, row_index.size() * 4), d_col(d, a.columns.size() * 4), d_val(d, a.values.size() * 4), d_b(d, b.size() * 4),
+      d_c(d, c.size() * 4);
+  d_row.upload(view(row_index));
+  d_col.upload(view(a.columns));
+  d_val.upload(view(a.values));
+  d_b.upload(view(row_major(b, k, n)));
+  d_c.upload(view(row_major(c, m, n)));
+
+  Owned mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
+  check_status(Api::cusparse, "cusparseCreateConstCoo",
+               create_coo(&mat.h, m, k, static_cast<std::int64_t>(a.values.size()), d_row.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
+                          kIndex32I, kBaseZero, kR32F));
+  check_status(Api::cusparse, "cusparseCreateConstDnMat (row-major)", create_const_dn(&mb.h, k, n, n, d_b.as_pointer(), kR32F, kOrderRow));
+  check_status(Api::cusparse, "cusparseCreateDnMat (row-major)", create_dn(&mc.h, m, n, n, d_c.as_pointer(), kR32F, kOrderRow));
+  std::size_t size = 0;
+  check_status(Api::cusparse, "cusparseSpMM_bufferSize",
+               buffer_size(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, &size));
+  DeviceBuffer work(d, size > 0 ? size : 1);
+  check_status(Api::cusparse, "cusparseSpMM_preprocess",
+               preprocess(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
+  check_status(Api::cusparse, "cusparseSpMM", spmm(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
+  check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
+  const auto got_rows = d_c.download<float>(c.size());
+  std::vector<float> got(c.size());
+  for (std::size_t r = 0; r < std::size_t{m}; ++r) {
+    for (std::size_t j = 0; j < std::size_t{n}; ++j) got[r + j * m] = got_rows[r * n + j];
+  }
+  const auto expected = ref::spmm_coo(m, n, k, row_index, a.columns, a.values, b, alpha, beta, c);
+  const double error = ref::rel_l2(view(expected), view(got));
+  report.metrics.integer("rows", m).integer("cols", k).integer("dense_cols", n).integer("nnz", static_cast<long long>(a.values.size()));
+  report.metrics.num("max_abs_error", ref::max_abs_error(view(expected), view(got)));
+  require_within(report, "rel_l2_error", error, kTolerance);
+  finish(report, "C = -0.75·A·B + 2·C, const COO 257×311 times row-major 311×24, after SpMM_preprocess", error);
 }
 
 }  // namespace zcuda::probe

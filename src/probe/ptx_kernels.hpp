@@ -192,6 +192,41 @@ struct TargetImage {
   int sm, ptx_major, ptx_minor;
 };
 
+// out[i] = the first channel of texel i of a texture object (tex1Dfetch), for i < n: what
+// ZLUDA's texture support (upstream #625) must get right for a 1D float texture.
+inline constexpr const char* kTexFetch = R"(
+.address_size 64
+
+.visible .entry tex_fetch(
+	.param .u64 out,
+	.param .u64 tex,
+	.param .u32 n
+)
+{
+	.reg .pred %p<2>;
+	.reg .f32 %f<5>;
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<6>;
+
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [tex];
+	ld.param.u32 %r2, [n];
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mov.u32 %r5, %tid.x;
+	mad.lo.s32 %r1, %r3, %r4, %r5;
+	setp.ge.u32 %p1, %r1, %r2;
+	@%p1 bra DONE;
+	tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1}];
+	cvta.to.global.u64 %rd3, %rd1;
+	mul.wide.u32 %rd4, %r1, 4;
+	add.s64 %rd5, %rd3, %rd4;
+	st.global.f32 [%rd5], %f1;
+DONE:
+	ret;
+}
+)";
+
 // The five targets, in an order where neither the first, the last, the lowest nor the highest
 // image is the right choice for a common GPU, so a loader that takes any of those is caught.
 inline constexpr TargetImage kTargetImages[] = {{75, 6, 3}, {90, 7, 8}, {50, 6, 0}, {100, 8, 6}, {80, 7, 0}};

@@ -86,7 +86,7 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
   const auto out = json::parse(r.out);
   EXPECT_EQ(out["command"], "verify");
   EXPECT_EQ(out["runtime"]["kind"], "native");
-  ASSERT_EQ(out["checks"].size(), 32u);
+  ASSERT_EQ(out["checks"].size(), 37u);
   for (const auto& c : out["checks"]) {
     EXPECT_EQ(c["status"], "missing") << c.dump();
     EXPECT_FALSE(c["detail"].get<std::string>().empty());
@@ -109,7 +109,7 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
   EXPECT_TRUE(check(out, "driver.memory")["shared_process"].is_null());
   // Saved for zcuda report.
   const auto last = json::parse(read_file(home / "state" / "verify" / "last.json"));
-  EXPECT_EQ(last["checks"].size(), 32u);
+  EXPECT_EQ(last["checks"].size(), 37u);
 }
 
 TEST(Verify, StubDriverGivesApiErrorsWithNames) {
@@ -212,6 +212,68 @@ json verify_with(const TempDir& dir, const std::filesystem::path& runtime, const
   auto r = run_zcuda(args, options);
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
   return json::parse(r.out);
+}
+
+// The checks for the driver calls upstream added after v6-preview.69 compare what the calls do:
+// the fake driver's right 2D copies and bus id pass, its wrong ones fail, and the texture and
+// cache-configuration checks, which need a kernel the fake cannot run, do not pass by loading.
+TEST(Verify, UpstreamDriverAdditionsAreCheckedByTheirResults) {
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  auto verify_driver = [&](const std::string& mode) {
+    CommandOptions options;
+    options.set_env["ZCUDA_FAKE_DRIVER"] = mode;
+    options.timeout_seconds = 120;
+    auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string(), "--check", "driver.pitch_2d",
+                        "--check", "driver.pci_bus_id", "--check", "driver.texture", "--check", "driver.cache_config"},
+                       options);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+    return json::parse(r.out);
+  };
+  const auto right = verify_driver("right");
+  EXPECT_EQ(check(right, "driver.pitch_2d")["status"], "pass") << right.dump(1);
+  EXPECT_EQ(check(right, "driver.pitch_2d")["metrics"]["pitch"], 1536);
+  EXPECT_EQ(check(right, "driver.pci_bus_id")["status"], "pass") << right.dump(1);
+  EXPECT_EQ(check(right, "driver.pci_bus_id")["metrics"]["pci_bus_id"], "0001:2a:03.0");
+  for (const char* needs_kernel : {"driver.texture", "driver.cache_config"}) {
+    EXPECT_NE(check(right, needs_kernel)["status"], "pass") << check(right, needs_kernel).dump();
+    EXPECT_NE(check(right, needs_kernel)["detail"].get<std::string>().find("cuModuleLoadDataEx"), std::string::npos)
+        << check(right, needs_kernel).dump();
+  }
+
+  const auto wrong = verify_driver("wrong");
+  const auto copy = check(wrong, "driver.pitch_2d");
+  EXPECT_EQ(copy["status"], "fail") << copy.dump();
+  EXPECT_EQ(copy["metrics"]["mismatched_words"], 200) << "the last row of 200 words was not copied";
+  const auto bus = check(wrong, "driver.pci_bus_id");
+  EXPECT_EQ(bus["status"], "fail") << bus.dump();
+  EXPECT_NE(bus["detail"].get<std::string>().find("1:2a:3"), std::string::npos) << bus["detail"];
+}
+
+// Windows: without rocblas.dll beside ZLUDA or in a HIP SDK, ZLUDA's cuBLAS opens a modal "ZLUDA
+// failed to load rocblas.dll" dialog (zluda_windows/src/lib.rs) that a probe would wait on until
+// killed; verify predicts it from detection and does not start those checks.
+TEST(Verify, PredictedZludaLoadDialogsAreNotWaitedOn) {
+#ifndef _WIN32
+  GTEST_SKIP() << "ZLUDA's load dialogs are Windows-only";
+#endif
+  TempDir dir;
+  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  CommandOptions options;
+  options.timeout_seconds = 120;
+  options.unset_env = {"HIP_PATH"};
+  options.set_env["ProgramFiles"] = (dir / "no program files").string();
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string(), "--check", "driver.pitch_2d",
+                      "--check", "cublas.sgemm"},
+                     options);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  const auto out = json::parse(r.out);
+  const auto blas = check(out, "cublas.sgemm");
+  EXPECT_EQ(blas["status"], "missing") << blas.dump();
+  EXPECT_NE(blas["detail"].get<std::string>().find("not started"), std::string::npos) << blas.dump();
+  EXPECT_NE(blas["detail"].get<std::string>().find("ZLUDA failed to load rocblas.dll"), std::string::npos) << blas.dump();
+  EXPECT_EQ(check(out, "driver.pitch_2d")["status"], "pass") << "the other checks still run";
+  EXPECT_NE(r.err.find("ZLUDA failed to load rocblas.dll"), std::string::npos) << r.err;
 }
 
 // Right numbers, wrong numbers, a backend that cannot start and a crash are four different
@@ -380,11 +442,11 @@ TEST(Verify, ListNamesEveryCheck) {
   auto r = run_zcuda({"--home", home.path().string(), "--json", "verify", "--list"});
   ASSERT_EQ(r.exit_code, 0);
   const auto out = json::parse(r.out);
-  ASSERT_EQ(out["checks"].size(), 32u);
+  ASSERT_EQ(out["checks"].size(), 37u);
   EXPECT_EQ(out["checks"][0]["name"], "driver.init");
-  EXPECT_EQ(out["checks"][9]["name"], "cublas.sgemm");
-  EXPECT_EQ(out["checks"][9]["core"], true);
-  EXPECT_EQ(out["checks"][11]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
+  EXPECT_EQ(out["checks"][13]["name"], "cublas.sgemm");
+  EXPECT_EQ(out["checks"][13]["core"], true);
+  EXPECT_EQ(out["checks"][15]["core"], false) << "cublas.gemm_ex_bf16 is shown, not core";
 }
 
 TEST(Verify, ProbeFromTheTestHookMustExist) {

@@ -118,6 +118,10 @@ struct HipInstall {
   std::vector<std::string> rocblas_archs;  // every gfx rocBLAS has kernels for
   std::vector<std::string> hipblaslt_archs;
   std::map<std::string, KernelSupport> kernels;  // per detected gfx
+  // Linux: the unversioned names ZLUDA's libraries are linked against (libamdhip64.so,
+  // librocblas.so, libhipblaslt.so, librocsparse.so, librocm_smi64.so; vosen/ZLUDA
+  // xtask/src/main.rs) that this install lacks, though it may hold versioned files (.so.6).
+  std::vector<std::string> missing_zluda_names;
 };
 
 struct CudaPresence {
@@ -149,7 +153,10 @@ struct Profile {
   std::vector<std::string> probe_notes;  // what a probe could not do, for -v and reports
 
   const HipInstall* selected_hip() const { return hip_installs.empty() ? nullptr : &hip_installs.front(); }
-  bool ready() const;  // no finding of severity error
+  bool ready() const;  // no finding of severity error: ready for CUDA programs
+  // Windows: ready for 32-bit PhysX, which upstream runs without the HIP SDK
+  // (docs/src/quick_start.md): an AMD GPU and no error other than the HIP SDK's.
+  bool ready_for_physx32() const;
 };
 
 std::string_view to_string(Severity severity);

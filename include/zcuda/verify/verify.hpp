@@ -15,6 +15,7 @@
 #include <zcuda/base/error.hpp>
 #include <zcuda/home/home.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
+#include <zcuda/launch/load_dialogs.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/platform/runtime_launch.hpp>
 
@@ -131,6 +132,10 @@ struct Options {
   std::filesystem::path probe;
   // How the runtime's zluda.exe passes arguments (launch/launcher.hpp), when probes go through it.
   std::optional<launch::LauncherJoin> launcher_join;
+  // ZLUDA's "failed to load" dialogs detection predicts for this runtime (launch/load_dialogs.hpp):
+  // the checks of those roles are not started (a probe would wait on the dialog until killed)
+  // and are reported missing, saying why.
+  std::vector<launch::LoadDialog> load_dialogs;
 };
 
 struct Report {

@@ -132,6 +132,16 @@ void findings_for_hip(Profile& p, const std::vector<const Gpu*>& amd, const plat
           "newer for gfx1101 and up).");
     }
   }
+  if (!hip->missing_zluda_names.empty()) {
+    // Without libamdhip64.so or librocblas.so ZLUDA's libcuda / libcublas do not load at all.
+    const bool fatal = std::any_of(hip->missing_zluda_names.begin(), hip->missing_zluda_names.end(),
+                                   [](const std::string& n) { return n == "libamdhip64.so" || n == "librocblas.so"; });
+    add(p, fatal ? Severity::error : Severity::warning, "zluda-library-names-missing",
+        fmt::format("{} lacks {}, the unversioned name{} ZLUDA's libraries load (it may hold only versioned files such as libamdhip64.so.6)",
+                    hip->root, fmt::join(hip->missing_zluda_names, ", "), hip->missing_zluda_names.size() == 1 ? "" : "s"),
+        "Install ROCm's development packages (they carry the unversioned links, such as libamdhip64.so -> libamdhip64.so.6), or install "
+        "ROCm with amdgpu-install.");
+  }
   if (!found(*hip, "rocblas")) {
     add(p, Severity::error, "rocblas-missing", fmt::format("rocBLAS is missing from {}; cuBLAS calls will fail", hip->root), hip_sdk_hint(p));
   }
@@ -219,13 +229,20 @@ void derive_findings(const platform::Environment& env, Profile& p) {
       if (g->gfx.empty()) {
         add(p, Severity::warning, "unknown-gfx", fmt::format("The gfx target of {} ({:04x}:{:04x}) is unknown", g->name, g->vendor_id, g->device_id),
             "Detection could not read the KFD topology or ask the HIP runtime; install ROCm (Linux) or the Adrenalin driver (Windows).");
+      } else if (g->status == GpuSupport::unsupported && pre_rdna(g->gfx)) {
+        // An integrated Vega beside a supported discrete GPU is deselected by HIP_VISIBLE_DEVICES.
+        const bool beside_discrete = g->integrated && std::any_of(amd.begin(), amd.end(), [](auto* other) { return !other->integrated; });
+        add(p, beside_discrete ? Severity::warning : Severity::error, "gpu-unsupported",
+            fmt::format("{} ({}) is not supported by ZLUDA: {}", g->name, g->gfx, arch_support(g->gfx).note),
+            "ZLUDA's FAQ (https://github.com/vosen/ZLUDA/blob/master/docs/src/faq.md) names AMD Radeon RX 5000 series and newer GPUs, "
+            "desktop and integrated; CUDA programs need one of those. See docs/compatibility.md.");
       } else if (g->status == GpuSupport::unsupported) {
-        ArchSupport s = arch_support(g->gfx);
-        add(p, Severity::warning, "gpu-unsupported",
-            fmt::format("{} ({}) is not in AMD's HIP SDK support set{}", g->name, g->gfx, s.note.empty() ? "" : ": " + s.note),
-            "ZLUDA may still work if rocBLAS has kernels for it, but expect failures; see docs/compatibility.md.");
+        add(p, Severity::warning, "gpu-unsupported", fmt::format("{} ({}) is not in zcuda's support table", g->name, g->gfx),
+            "Upstream ZLUDA supports RX 5000 series and newer GPUs, so it may work if the HIP SDK / ROCm has kernels for it: run zcuda verify; "
+            "see docs/compatibility.md.");
       } else if (g->status == GpuSupport::candidate) {
-        add(p, Severity::info, "gpu-candidate", fmt::format("{} ({}) is supported by the HIP SDK but not yet validated with zcuda", g->name, g->gfx),
+        add(p, Severity::info, "gpu-candidate",
+            fmt::format("{} ({}) is supported by upstream ZLUDA but not yet validated with zcuda", g->name, g->gfx),
             "Run zcuda verify and share zcuda report: evidence moves it to validated.");
       }
     }

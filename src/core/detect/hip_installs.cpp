@@ -57,10 +57,22 @@ const std::vector<LibrarySpec>& library_specs(bool windows) {
   };
   static const std::vector<LibrarySpec> linux = {
       {"hip-runtime", {"libamdhip64.so*"}}, {"rocblas", {"librocblas.so*"}}, {"hipblaslt", {"libhipblaslt.so*"}}, {"rocsparse", {"librocsparse.so*"}},
-      {"hipfft", {"libhipfft.so*"}},        {"miopen", {"libMIOpen.so*"}},   {"hipinfo", {"hipInfo", "hipinfo"}},
+      {"hipfft", {"libhipfft.so*"}},        {"miopen", {"libMIOpen.so*"}},   {"hipinfo", {"hipInfo", "hipinfo"}}, {"rocm-smi", {"librocm_smi64.so*"}},
   };
   return windows ? win : linux;
 }
+
+// Linux ZLUDA links the unversioned names so one build serves ROCm 6 and 7 (vosen/ZLUDA
+// xtask/src/main.rs); only a development package or a full ROCm install provides them.
+struct ZludaName {
+  const char* component;
+  const char* name;
+};
+constexpr ZludaName kZludaNames[] = {{"hip-runtime", "libamdhip64.so"},
+                                     {"rocblas", "librocblas.so"},
+                                     {"hipblaslt", "libhipblaslt.so"},
+                                     {"rocsparse", "librocsparse.so"},
+                                     {"rocm-smi", "librocm_smi64.so"}};
 
 std::string read_version(const SystemView& view, const fs::path& root, const std::string& found_via, bool windows, std::string& source) {
   if (auto v = view.read_line(root / ".info/version"); v && !v->empty()) {
@@ -234,6 +246,15 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
       continue;
     }
     install.version = read_version(view, candidate.root, candidate.found_via, windows, install.version_source);
+    if (!windows) {
+      for (const auto& zluda : kZludaNames) {
+        const auto dirs = library_dirs(candidate.root, false);
+        const bool present = std::any_of(dirs.begin(), dirs.end(), [&](const fs::path& dir) { return view.exists(dir / zluda.name); });
+        // A library missing altogether has its own finding (rocblas-missing, ...).
+        const bool component_found = has(zluda.component) || std::string(zluda.component) == "rocm-smi";
+        if (!present && component_found) install.missing_zluda_names.push_back(zluda.name);
+      }
+    }
 
     static const std::regex tensile("TensileLibrary.*_(gfx[0-9a-f]+)\\.dat$");
     static const std::regex any_gfx("(gfx[0-9a-f]{3,4})");

@@ -1,5 +1,7 @@
 // The JSON form of a profile (docs/detect.md). Ids are JSON integers; absent values are null.
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,15 @@ std::string_view to_string(Severity severity) {
 
 bool Profile::ready() const {
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+}
+
+bool Profile::ready_for_physx32() const {
+  // What only CUDA compute needs: the HIP SDK and its math libraries.
+  static const std::set<std::string> sdk_only = {"no-hip-sdk", "rocblas-missing", "rocblas-kernels-missing", "hip-sdk-too-old",
+                                                 "driver-too-old-for-hip"};
+  if (os != platform::Os::windows) return false;
+  if (std::none_of(gpus.begin(), gpus.end(), [](const Gpu& g) { return g.vendor_id == kVendorAmd; })) return false;
+  return std::all_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != Severity::error || sdk_only.contains(f.code); });
 }
 
 void to_json(nlohmann::json& out, const Profile& p) {
@@ -112,7 +123,8 @@ void to_json(nlohmann::json& out, const Profile& p) {
                           {"libraries", libraries},
                           {"rocblas_archs", h.rocblas_archs},
                           {"hipblaslt_archs", h.hipblaslt_archs},
-                          {"kernels", kernels}};
+                          {"kernels", kernels},
+                          {"missing_zluda_names", h.missing_zluda_names}};
   };
   nlohmann::json installs = nlohmann::json::array();
   for (const auto& h : p.hip_installs) installs.push_back(install_json(h));
@@ -123,6 +135,7 @@ void to_json(nlohmann::json& out, const Profile& p) {
   out = {{"os", platform::os_id(p.os)},
          {"root", p.root},
          {"ready", p.ready()},
+         {"ready_for", {{"cuda", p.ready()}, {"physx32", p.ready_for_physx32()}}},
          {"gpus", gpus},
          {"driver", driver},
          {"hip_runtime", runtime},

@@ -88,6 +88,12 @@ std::optional<KnownDevice> lookup_amd_device(std::uint32_t device_id, std::optio
   return std::nullopt;
 }
 
+bool pre_rdna(std::string_view gfx) {
+  // gfx8xx (Polaris), gfx9xx (Vega, CDNA: gfx908, gfx90a, gfx94x): three characters after "gfx";
+  // RDNA targets have four (gfx1010 and up).
+  return gfx.starts_with("gfx") && gfx.size() == 6;
+}
+
 ArchSupport arch_support(const std::string& gfx) {
   const auto& support = table("support");
   for (const auto& a : support.value("archs", nlohmann::json::array())) {
@@ -102,8 +108,10 @@ ArchSupport arch_support(const std::string& gfx) {
     }
   }
   ArchSupport unsupported{gfx, GpuSupport::unsupported, "", "", "manifests/gpu-support.json (not listed)", ""};
-  auto notes = support.value("unsupported_notes", nlohmann::json::object());
-  if (auto it = notes.find(gfx); it != notes.end() && it->is_string()) unsupported.note = it->get<std::string>();
+  if (pre_rdna(gfx)) {
+    unsupported.source = "vosen/ZLUDA docs/src/faq.md";
+    unsupported.note = "upstream ZLUDA supports RX 5000 series (RDNA) and newer GPUs only; Polaris, Vega and server (CDNA) GPUs are not supported";
+  }
   return unsupported;
 }
 

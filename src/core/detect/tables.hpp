@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zcuda/base/error.hpp>
@@ -26,6 +27,9 @@ struct ArchSupport {
   std::string source;
   std::string note;
 };
+// Polaris, Vega and the CDNA server GPUs (gfx8xx, gfx9xx), which upstream ZLUDA does not support.
+bool pre_rdna(std::string_view gfx);
+
 // The entry for an arch; an arch not in the table is unsupported (note says why when known).
 ArchSupport arch_support(const std::string& gfx);
 

@@ -141,6 +141,23 @@ Result<Report> run(const Options& options) {
   const auto started = std::chrono::steady_clock::now();
 
   std::map<std::string, CheckResult> results;
+  // Checks whose library would open ZLUDA's modal "failed to load" dialog are not started.
+  std::vector<const CheckSpec*> to_run;
+  for (const auto* spec : *selected) {
+    const std::string role = launch::cuda_role_of_check(spec->name);
+    auto dialog =
+        std::find_if(options.load_dialogs.begin(), options.load_dialogs.end(), [&](const launch::LoadDialog& d) { return d.cuda_role == role; });
+    if (role.empty() || dialog == options.load_dialogs.end()) {
+      to_run.push_back(spec);
+      continue;
+    }
+    CheckResult skipped;
+    skipped.name = spec->name;
+    skipped.core = spec->core;
+    skipped.status = CheckStatus::missing;
+    skipped.detail = fmt::format("not started: {} (predicted by detection: {} is not installed)", launch::describe(*dialog), dialog->library);
+    results[spec->name] = std::move(skipped);
+  }
   std::optional<Error> start_error;
   std::mutex mutex;
   // One probe process for the unit's checks. Several share a process only under the probe's
@@ -181,7 +198,7 @@ Result<Report> run(const Options& options) {
   // processes at a time. A unit that crashed or hung hands the checks it did not reach back,
   // each to run alone.
   std::deque<std::vector<const CheckSpec*>> queue;
-  for (const auto& unit : schedule(*selected)) {
+  for (const auto& unit : schedule(to_run)) {
     if (!unit.exclusive) {
       queue.push_back(unit.checks);
       continue;
@@ -220,6 +237,17 @@ Result<Report> run(const Options& options) {
   }
   if (start_error) return std::unexpected(*start_error);
   for (const auto* spec : *selected) report.checks.push_back(std::move(results.at(spec->name)));
+  // A hang in a role with such a dialog may be the dialog itself (the prediction can miss: a
+  // library present but unloadable opens it too).
+  if (platform::current_os() == platform::Os::windows) {
+    for (auto& c : report.checks) {
+      const std::string role = launch::cuda_role_of_check(c.name);
+      if (c.status != CheckStatus::timeout || role.empty()) continue;
+      for (const auto& d : launch::load_dialogs()) {
+        if (d.cuda_role == role) c.detail += fmt::format("; {}: look for that window", launch::describe(d));
+      }
+    }
+  }
 
   // Each distinct library file is digested once, however many checks loaded it.
   std::map<std::string, std::string> digests;

@@ -2,9 +2,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fstream>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
@@ -27,8 +31,8 @@ std::vector<fs::path> search_folders(const fs::path& app_or_folder) {
 
 namespace {
 
-// Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files. Other files
-// (scripts, data, a Linux bin/ folder's tools) are not read.
+// Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files (only to say
+// zluda_precompile skips them). Other files (scripts, data, a Linux bin/ folder's tools) are not read.
 bool binary_name(const fs::path& file) {
   std::string name = zcuda::path_to_utf8(file.filename());
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -39,6 +43,20 @@ bool binary_name(const fs::path& file) {
 }
 
 }  // namespace
+
+std::optional<std::string> precompile_skips(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char head[5] = {};
+  in.read(head, sizeof head);
+  if (in.gcount() >= 2 && head[0] == 'M' && head[1] == 'Z') return std::nullopt;
+  if (in.gcount() == 5 && std::string_view(head, 4) ==
+                              "\x7f"
+                              "ELF") {
+    if (head[4] == 2) return std::nullopt;
+    return "a 32-bit ELF file: zluda_precompile reads ELF files as 64-bit only";
+  }
+  return "neither a PE nor an ELF file (a standalone fatbin or cubin): zluda_precompile reads only programs and libraries";
+}
 
 Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
   Scan scan;
@@ -69,7 +87,12 @@ Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
         scan.unreadable.push_back(found.error().message);
         continue;
       }
-      if (*found) scan.binaries.push_back(file);
+      if (!*found) continue;
+      if (auto skipped = precompile_skips(file)) {
+        scan.not_read.push_back(fmt::format("{}: {}", file, *skipped));
+      } else {
+        scan.binaries.push_back(file);
+      }
     }
   }
   return scan;

@@ -56,8 +56,25 @@ TEST(DetectFixture, Rx9060XtOnRocm64IsReadyAndValidated) {
   EXPECT_TRUE(hip->kernels.at("gfx1200").rocblas);
   EXPECT_TRUE(hip->kernels.at("gfx1200").hipblaslt);
   EXPECT_EQ(p.hip_installs.size(), 1u) << "/opt/rocm and /opt/rocm-6.4.0 are the same install";
+  EXPECT_TRUE(hip->missing_zluda_names.empty()) << ::testing::PrintToString(hip->missing_zluda_names);
   EXPECT_FALSE(p.hip_runtime.probed) << "--root never loads libraries";
   EXPECT_TRUE(p.ready()) << ::testing::PrintToString(error_codes(p));
+}
+
+// Linux ZLUDA links libamdhip64.so, librocblas.so, ... (unversioned, vosen/ZLUDA
+// xtask/src/main.rs): ROCm's runtime files alone (libamdhip64.so.6) do not make a machine ready.
+TEST(DetectFixture, RuntimeOnlyRocmLacksTheNamesZludaLoads) {
+  Profile p = detect_fixture("rocm-runtime-only");
+  const HipInstall* hip = p.selected_hip();
+  ASSERT_NE(hip, nullptr);
+  EXPECT_EQ(hip->missing_zluda_names,
+            (std::vector<std::string>{"libamdhip64.so", "librocblas.so", "libhipblaslt.so", "librocsparse.so", "librocm_smi64.so"}));
+  const Finding* f = finding(p, "zluda-library-names-missing");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::error);
+  EXPECT_NE(f->message.find("libamdhip64.so, librocblas.so"), std::string::npos) << f->message;
+  EXPECT_FALSE(p.ready());
+  EXPECT_FALSE(p.ready_for_physx32()) << "PhysX through ZLUDA is Windows-only";
 }
 
 TEST(DetectFixture, IntegratedGpuFirstNamesTheDiscreteIndex) {
@@ -65,6 +82,7 @@ TEST(DetectFixture, IntegratedGpuFirstNamesTheDiscreteIndex) {
   ASSERT_EQ(p.gpus.size(), 2u);
   EXPECT_TRUE(p.gpus[0].integrated);
   EXPECT_EQ(p.gpus[0].gfx, "gfx1036");
+  EXPECT_EQ(p.gpus[0].status, GpuSupport::candidate) << "integrated RDNA2: supported upstream";
   EXPECT_EQ(p.gpus[1].name, "AMD Radeon RX 7900 XTX");
   EXPECT_EQ(p.gpus[1].gfx, "gfx1100");
   EXPECT_FALSE(p.gpus[1].integrated);

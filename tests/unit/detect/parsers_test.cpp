@@ -1,6 +1,9 @@
 #include <random>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/detect/profile.hpp>
 
 #include "parsers.hpp"
 #include "tables.hpp"
@@ -90,8 +93,18 @@ TEST(Tables, EmbeddedTablesAreValid) {
   EXPECT_FALSE(lookup_amd_device(0x7550, 0x99)->exact);
   EXPECT_EQ(arch_support("gfx1200").status, GpuSupport::validated);
   EXPECT_EQ(arch_support("gfx1100").status, GpuSupport::candidate);
-  EXPECT_EQ(arch_support("gfx1031").status, GpuSupport::unsupported);
-  EXPECT_FALSE(arch_support("gfx1031").note.empty());
+  // Upstream supports "RX 5000 series and newer (both desktop and integrated)" (docs/src/faq.md):
+  // RDNA1, the RX 6700/6600 families and the integrated RDNA2/3 GPUs are candidates.
+  for (const char* gfx : {"gfx1010", "gfx1011", "gfx1012", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx1103"}) {
+    EXPECT_EQ(arch_support(gfx).status, GpuSupport::candidate) << gfx;
+    EXPECT_NE(arch_support(gfx).source.find("faq.md"), std::string::npos) << gfx;
+  }
+  // Polaris, Vega and CDNA are unsupported upstream, and the note says so.
+  for (const char* gfx : {"gfx803", "gfx900", "gfx906", "gfx90c", "gfx90a", "gfx942"}) {
+    EXPECT_EQ(arch_support(gfx).status, GpuSupport::unsupported) << gfx;
+    EXPECT_NE(arch_support(gfx).note.find("not supported"), std::string::npos) << gfx;
+  }
+  EXPECT_TRUE(arch_support("gfx1250").note.empty()) << "an unlisted RDNA target is unknown, not unsupported upstream";
 }
 
 // detect --json's "status" words are fixed: scripts and `report merge` read them.
@@ -101,6 +114,39 @@ TEST(Tables, GpuSupportWordsRoundTrip) {
   }
   EXPECT_EQ(to_string(GpuSupport::not_amd), "not-amd");
   EXPECT_EQ(gpu_support_from("supported"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace zcuda::detect
+
+namespace zcuda::detect {
+namespace {
+
+// Upstream runs 32-bit PhysX without the HIP SDK (docs/src/quick_start.md): a Windows machine
+// whose only errors are the HIP SDK's is ready for PhysX, not for CUDA programs.
+TEST(Readiness, WithoutTheHipSdkWindowsIsReadyForPhysxOnly) {
+  Profile p;
+  p.os = platform::Os::windows;
+  Gpu radeon;
+  radeon.vendor_id = kVendorAmd;
+  p.gpus.push_back(radeon);
+  p.findings.push_back({Severity::error, "no-hip-sdk", "No HIP SDK was found", "Install AMD's HIP SDK"});
+  p.findings.push_back({Severity::warning, "no-miopen", "MIOpen is not installed", ""});
+  EXPECT_FALSE(p.ready());
+  EXPECT_TRUE(p.ready_for_physx32());
+  const auto json = nlohmann::json(p);
+  EXPECT_EQ(json["ready_for"]["physx32"], true);
+  EXPECT_EQ(json["ready_for"]["cuda"], false);
+
+  Profile unsupported = p;
+  unsupported.findings.push_back({Severity::error, "gpu-unsupported", "Radeon RX 580 (gfx803) is not supported by ZLUDA", ""});
+  EXPECT_FALSE(unsupported.ready_for_physx32()) << "PhysX needs a supported GPU too";
+  Profile linux_machine = p;
+  linux_machine.os = platform::Os::linux;
+  EXPECT_FALSE(linux_machine.ready_for_physx32()) << "32-bit PhysX through ZLUDA is Windows-only";
+  Profile no_amd = p;
+  no_amd.gpus.clear();
+  EXPECT_FALSE(no_amd.ready_for_physx32());
 }
 
 }  // namespace

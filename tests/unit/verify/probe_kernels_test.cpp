@@ -85,6 +85,7 @@ TEST(ProbeKernels, EveryPtxAssemblesWithNvidiasPtxas) {
     const auto sm = std::to_string(header.sm);
     texts.push_back({"vadd_" + sm + ".ptx", std::string(header.text) + ptx::kVadd});
     texts.push_back({"features_" + sm + ".ptx", std::string(header.text) + ptx::kFeatures});
+    texts.push_back({"tex_fetch_" + sm + ".ptx", std::string(header.text) + ptx::kTexFetch});
   }
   for (const auto& image : target_images()) texts.push_back({"which_" + std::to_string(image.sm) + ".ptx", image.text});
   for (const auto& [name, text] : texts) {
