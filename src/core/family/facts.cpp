@@ -55,11 +55,16 @@ std::optional<Facts> facts(Family family) {
 }
 
 nlohmann::json to_json(const Facts& f) {
-  return {{"family", to_string(f.family)},         {"project", f.project},
-          {"default_cc", f.default_cc},            {"cc_variables", f.cc_variables},
-          {"variables", f.variables},              {"launch_windows", f.launch_windows},
-          {"launch_linux", f.launch_linux},        {"launcher_sets", f.launcher_sets},
-          {"serves", f.serves},                    {"app_copies", f.app_copies}};
+  return {{"family", to_string(f.family)},
+          {"project", f.project},
+          {"default_cc", f.default_cc},
+          {"cc_variables", f.cc_variables},
+          {"variables", f.variables},
+          {"launch_windows", f.launch_windows},
+          {"launch_linux", f.launch_linux},
+          {"launcher_sets", f.launcher_sets},
+          {"serves", f.serves},
+          {"app_copies", f.app_copies}};
 }
 
 const std::vector<KnownFile>& known_files() {

@@ -85,15 +85,17 @@ std::optional<LibraryIdentity> from_pe(const fs::path& file, const binfmt::Impor
     }
   }
   if (auto rocm = find_lower(pe.needed, [](std::string_view n) { return starts_with_any(n, kRocmLibraryPrefixes); })) {
-    return found(file, Family::lshqqytiger,
-                           fmt::format("{} imports {} at load time (lshqqytiger's DLLs do; upstream's load it at run time)", path_to_utf8(file.filename()), *rocm));
+    return found(
+        file, Family::lshqqytiger,
+        fmt::format("{} imports {} at load time (lshqqytiger's DLLs do; upstream's load it at run time)", path_to_utf8(file.filename()), *rocm));
   }
   if (auto hip = find_lower(pe.delay_needed, [](std::string_view n) { return n == "amdhip64_7.dll"; })) {
     return found(file, Family::upstream, fmt::format("{} delay-loads {} (upstream's hip_runtime-sys does)", path_to_utf8(file.filename()), *hip));
   }
   auto any_hip = [](std::string_view n) { return n.starts_with("amdhip64") || starts_with_any(n, kRocmLibraryPrefixes); };
   if (auto hip = find_lower(pe.needed, any_hip); hip || find_lower(pe.delay_needed, any_hip)) {
-    return found(file, Family::unknown, fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
+    return found(file, Family::unknown,
+                 fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
   }
   return std::nullopt;
 }
@@ -101,10 +103,11 @@ std::optional<LibraryIdentity> from_pe(const fs::path& file, const binfmt::Impor
 std::optional<LibraryIdentity> from_elf(const fs::path& file, const binfmt::Imports& elf) {
   if (auto hip = find_lower(elf.needed, [](std::string_view n) { return n == "libamdhip64.so"; })) {
     return found(file, Family::upstream,
-                           fmt::format("{} needs the unversioned {} (upstream's release packaging rewrites it)", path_to_utf8(file.filename()), *hip));
+                 fmt::format("{} needs the unversioned {} (upstream's release packaging rewrites it)", path_to_utf8(file.filename()), *hip));
   }
   if (find_lower(elf.needed, [](std::string_view n) { return n.starts_with("libamdhip64.so"); })) {
-    return found(file, Family::unknown, fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
+    return found(file, Family::unknown,
+                 fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
   }
   return std::nullopt;
 }
@@ -128,7 +131,8 @@ std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::
 Result<Identity> identify_runtime(const fs::path& dir, platform::Os os) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return fail(ErrorKind::not_found, fmt::format("{} is not a folder", path_to_utf8(dir)), "Give the ZLUDA folder: the one that holds nvcuda.dll (Windows) or libcuda.so (Linux).");
+    return fail(ErrorKind::not_found, fmt::format("{} is not a folder", path_to_utf8(dir)),
+                "Give the ZLUDA folder: the one that holds nvcuda.dll (Windows) or libcuda.so (Linux).");
   }
   std::vector<fs::path> files;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -138,8 +142,10 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os) {
   const bool has_driver = std::ranges::any_of(files, [&](const fs::path& f) { return is_driver_name(ascii_lower(path_to_utf8(f.filename())), os); });
   if (!has_driver) {
     std::string hint = "Give the folder that holds ZLUDA's nvcuda.dll (Windows) or libcuda.so (Linux).";
-    if (fs::exists(dir / "zluda" / (os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), ec)) hint = fmt::format("Its zluda folder holds one: {}", path_to_utf8(dir / "zluda"));
-    return fail(ErrorKind::not_found, fmt::format("{} holds no ZLUDA library (no {})", path_to_utf8(dir), os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), hint);
+    if (fs::exists(dir / "zluda" / (os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), ec))
+      hint = fmt::format("Its zluda folder holds one: {}", path_to_utf8(dir / "zluda"));
+    return fail(ErrorKind::not_found,
+                fmt::format("{} holds no ZLUDA library (no {})", path_to_utf8(dir), os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), hint);
   }
 
   Identity identity;

@@ -50,7 +50,7 @@ Status check_not_mixed(const Identity& runtime, const std::vector<fs::path>& lib
 
   const Family second = mismatch->family;
   std::string first_what = runtime.family != Family::unknown ? fmt::format("the ZLUDA runtime it launches with is {}'s", to_string(first))
-                                                              : fmt::format("{} is {}'s", path_to_utf8(others.front().path), to_string(first));
+                                                             : fmt::format("{} is {}'s", path_to_utf8(others.front().path), to_string(first));
   Error error{ErrorKind::mixed_family,
               fmt::format("This launch would load two ZLUDA families into one process: {}, and {} is {}'s", first_what, path_to_utf8(mismatch->path),
                           to_string(second)),
