@@ -50,12 +50,18 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 // run's; made only when the program is launched.
 std::filesystem::path trace_folder(const home::Home& home) { return home.state / "traces" / time_ordered_name(); }
 
+// The compute capability the program will see and why (zcuda sets ZLUDA_CC only for --zluda-cc).
+std::string describe_compute_capability(const launch::ComputeCapability& cc) {
+  return fmt::format("# compute capability: {} ({})\n", cc.value.value_or("unknown"), cc.why);
+}
+
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
+  out += describe_compute_capability(plan.compute_capability);
   if (plan.trace_dir) out += fmt::format("# traces: under {}\n", path_to_utf8(*plan.trace_dir));
   out += fmt::format("# command: {}", plan.program);
   for (const auto& a : plan.args) out += " " + platform::quote_windows_argument(a);

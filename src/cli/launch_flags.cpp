@@ -27,7 +27,9 @@ Status apply_inline_globals(const InlineGlobals& g, Context& context) {
 void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
   sub.add_flag("--no-stage", f.no_stage, "Do not stage the program's folder before launching");
   sub.add_flag("--direct", f.direct, "Windows: launch the program itself, not through zluda.exe");
-  sub.add_option("--zluda-cc", f.zluda_cc, "Compute capability ZLUDA reports (ZLUDA_CC)")->capture_default_str();
+  sub.add_option(
+      "--zluda-cc", f.zluda_cc,
+      "Compute capability ZLUDA reports: sets ZLUDA_CC (default: the runtime family's own; your ZLUDA_CC or ZLUDA_SM is never overridden)");
   sub.add_option("--gfx", f.gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
   sub.add_option("--device", f.device,
                  "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
@@ -17,16 +18,14 @@
 
 namespace zcuda::launch {
 
-// The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
-inline constexpr const char* kDefaultZludaCc = "8.6";
-
 struct Options {
   std::filesystem::path program;  // as the user gave it
   std::vector<std::string> args;  // passed exactly
   RuntimeLocation runtime;
   std::optional<std::filesystem::path> hip_path;  // --hip-path; else HIP_PATH; else ROCm's root
   std::optional<std::filesystem::path> libtorch;  // --libtorch
-  std::string zluda_cc = kDefaultZludaCc;
+  // --zluda-cc: set ZLUDA_CC; unset: the family's own default, or the user's ZLUDA_CC/ZLUDA_SM.
+  std::optional<std::string> zluda_cc;
   std::optional<std::string> gfx;                              // --gfx: selects per-gfx kernel folders
   std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
@@ -54,6 +53,14 @@ struct EnvChange {
   bool removed = false;  // the variable is taken out of the environment
 };
 
+// The compute capability the program will see, and why (docs/families.md).
+struct ComputeCapability {
+  std::optional<std::string> value;  // unset: the runtime's family, and so its default, is unknown
+  std::string source;                // "--zluda-cc", "user" (their ZLUDA_CC/ZLUDA_SM or --env), "family default", "unknown"
+  std::string why;
+};
+nlohmann::json to_json(const ComputeCapability& cc);
+
 struct LaunchPlan {
   std::filesystem::path program;  // what is executed (zluda.exe or the program itself)
   std::vector<std::string> args;
@@ -63,6 +70,8 @@ struct LaunchPlan {
   std::filesystem::path runtime_dir;          // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
   bool is_32bit = false;                      // Windows: the program is a 32-bit (x86) PE
   platform::Environment environment;          // the child's whole environment
+  family::Identity runtime_family;            // which ZLUDA the runtime is (unknown when its files do not tell)
+  ComputeCapability compute_capability;
   std::vector<EnvChange> changes;
   // --trace: where zluda_trace writes (ZLUDA_LOG_DIR), and on Windows the name of the program's
   // own folder under it (trace.hpp: the run's traces are what appears there).
