@@ -251,6 +251,7 @@ CommandRun setup_run(CLI::App& sub) {
       output.text = describe_env(*plan);
       return output;
     }
+    if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
     bool staged = false;
     if (!o->launch.no_stage) {
       auto staging = stage_before_run(*plan, detected, context, output);

@@ -91,6 +91,14 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
 // plus the overrides; options.runtime is not used.
 Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base);
 
+// The folders the program loads CUDA libraries from besides the runtime: its own folder.
+std::vector<std::filesystem::path> program_library_folders(const LaunchPlan& plan);
+
+// Refuses (ErrorKind::mixed_family, exit 14) a launch that would load ZLUDA libraries of two
+// families into one process: the runtime's and those in the program's folders
+// (family::check_not_mixed). A runtime whose family is unknown blocks nothing by itself.
+Status check_families(const LaunchPlan& plan, platform::Os os);
+
 nlohmann::json to_json(const LaunchPlan& plan);
 
 }  // namespace zcuda::launch

@@ -395,6 +395,10 @@ Result<LaunchPlan> prepare_native_launch(const Options& options, const platform:
   return plan;
 }
 
+std::vector<fs::path> program_library_folders(const LaunchPlan& plan) { return {plan.target.parent_path()}; }
+
+Status check_families(const LaunchPlan& plan, Os os) { return family::check_not_mixed(plan.runtime_family, program_library_folders(plan), os); }
+
 nlohmann::json to_json(const ComputeCapability& cc) {
   return {{"value", cc.value ? nlohmann::json(*cc.value) : nlohmann::json(nullptr)}, {"source", cc.source}, {"why", cc.why}};
 }

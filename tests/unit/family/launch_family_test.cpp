@@ -131,5 +131,34 @@ TEST_F(LaunchFamily, TheUsersOwnVariablesAreNeverOverridden) {
   EXPECT_EQ(by_env->compute_capability.source, "user");
 }
 
+// An lshqqytiger cuBLAS copied into the program's folder (as ComfyUI-Zluda does) and upstream's
+// runtime: refused before anything starts, with exit code 14; the matching family launches.
+TEST_F(LaunchFamily, AProgramFolderOfTheOtherFamilyIsRefused) {
+  put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  auto plan = prepare_launch(options(upstream), {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto refused = check_families(*plan, Os::windows);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::mixed_family);
+  EXPECT_EQ(exit_code(refused.error().kind), 14);
+  EXPECT_NE(refused.error().message.find("lshqqytiger"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("cublas64_11.dll"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().hint.find("--runtime-dir"), std::string::npos);
+
+  auto same = prepare_launch(options(lshqqytiger), {});
+  ASSERT_TRUE(same);
+  EXPECT_TRUE(check_families(*same, Os::windows));
+}
+
+TEST_F(LaunchFamily, AnUnknownRuntimeDoesNotBlockByItself) {
+  put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  const fs::path unknown = dir.path() / "unknown";
+  put("upstream_library.dll", unknown / "nvcuda.dll");
+  auto plan = prepare_launch(options(unknown), {});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->runtime_family.family, family::Family::unknown);
+  EXPECT_TRUE(check_families(*plan, Os::windows));
+}
+
 }  // namespace
 }  // namespace zcuda::launch
