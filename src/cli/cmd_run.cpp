@@ -10,6 +10,7 @@
 #include <zcuda/base/time_name.hpp>
 #include <zcuda/base/version.hpp>
 #include <zcuda/explain/explain.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
@@ -55,12 +56,21 @@ std::string describe_compute_capability(const launch::ComputeCapability& cc) {
   return fmt::format("# compute capability: {} ({})\n", cc.value.value_or("unknown"), cc.why);
 }
 
+// Which ZLUDA the runtime is, its release where the files tell, and the evidence.
+std::string describe_runtime_family(const family::Identity& identity) {
+  std::string out =
+      fmt::format("# runtime family: {}{}\n", family::to_string(identity.family), identity.release ? " (release " + *identity.release + ")" : "");
+  for (const auto& line : identity.evidence) out += fmt::format("    # {}\n", line);
+  return out;
+}
+
 std::string describe_env(const launch::LaunchPlan& plan) {
   std::string out;
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
+  out += describe_runtime_family(plan.runtime_family);
   out += describe_compute_capability(plan.compute_capability);
   if (plan.trace_dir) out += fmt::format("# traces: under {}\n", path_to_utf8(*plan.trace_dir));
   out += fmt::format("# command: {}", plan.program);

@@ -424,7 +424,8 @@ nlohmann::json to_json(const LaunchPlan& plan) {
           {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},
           {"environment", changes},
-          {"compute_capability", to_json(plan.compute_capability)}};
+          {"compute_capability", to_json(plan.compute_capability)},
+          {"runtime_family", family::to_json(plan.runtime_family)}};
 }
 
 }  // namespace zcuda::launch

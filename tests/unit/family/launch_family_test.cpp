@@ -62,6 +62,10 @@ TEST_F(LaunchFamily, TheFamilysOwnDefaultWhenNothingIsAsked) {
   EXPECT_EQ(plan->compute_capability.value, family::facts(family::Family::upstream)->default_cc);
   EXPECT_EQ(plan->compute_capability.source, "family default");
   EXPECT_NE(plan->compute_capability.why.find("upstream"), std::string::npos) << plan->compute_capability.why;
+  const auto j = to_json(*plan);
+  EXPECT_EQ(j["runtime_family"]["family"], "upstream");
+  EXPECT_FALSE(j["runtime_family"]["evidence"].empty());
+  EXPECT_EQ(j["compute_capability"]["source"], "family default");
 
   auto lsh = prepare_launch(options(lshqqytiger), {});
   ASSERT_TRUE(lsh) << lsh.error().message;

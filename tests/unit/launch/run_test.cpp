@@ -147,6 +147,8 @@ TEST_F(RunFixture, EnvironmentIsPrintedAndOverridable) {
   EXPECT_NE(r.out.find("ZLUDA_CC=9.0\n"), std::string::npos) << r.out;
   // The user's own value is the one the program sees, and print-env says why.
   EXPECT_NE(r.out.find("# compute capability: 9.0 (your ZLUDA_CC=9.0"), std::string::npos) << r.out;
+  // The test's runtime is a stand-in no family's files match: named, with the reason.
+  EXPECT_NE(r.out.find("# runtime family: unknown\n    # "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("EXTRA=a=b\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_VISIBLE_DEVICES=1\n"), std::string::npos);
   EXPECT_NE(r.out.find("HIP_PATH=" + (tmp / "rocm").string() + "\n"), std::string::npos);
