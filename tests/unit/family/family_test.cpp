@@ -11,6 +11,7 @@
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/family/family.hpp>
 
+#include "family_parts.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::family {
@@ -18,45 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using platform::Os;
-
-fs::path part(const char* name) { return fs::path(ZCUDA_TEST_FAMILY_PARTS) / name; }
-
-#define REQUIRE_PARTS() \
-  if (!fs::exists(part("upstream_nvcuda.dll"))) GTEST_SKIP() << "MinGW-w64 was not found at configure time"
-
-void put(const char* from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(part(from), to, fs::copy_options::overwrite_existing);
-}
-
-// An upstream release folder as xtask packs it (v7 previews: with the 32 folder).
-void make_upstream(const fs::path& dir, bool with_32bit) {
-  put("upstream_nvcuda.dll", dir / "nvcuda.dll");
-  for (const char* name : {"nvml.dll", "cublas64_11.dll", "cublas64_12.dll", "cublasLt64_12.dll", "cusparse64_12.dll", "cufft64_12.dll",
-                           "cudnn64_9.dll", "nvcudart_hybrid64.dll", "zluda_redirect.dll"}) {
-    put("upstream_library.dll", dir / name);
-  }
-  for (const char* name : {"zluda.exe", "zluda_precompile.exe", "ptxas.exe"}) put("program.exe", dir / name);
-  if (with_32bit) {
-    put("upstream_nvcuda32.dll", dir / "32" / "nvcuda.dll");
-    put("program32.exe", dir / "32" / "zluda.exe");
-    put("program.exe", dir / "zluda64_server.exe");
-  }
-}
-
-// lshqqytiger's release zip (ZLUDA-windows-rocm6-amd64.zip): unversioned CUDA names.
-void make_lshqqytiger(const fs::path& dir, bool nightly) {
-  put("lshqqytiger_nvcuda.dll", dir / "nvcuda.dll");
-  put("lshqqytiger_cublas.dll", dir / "cublas.dll");
-  put("lshqqytiger_cusparse.dll", dir / "cusparse.dll");
-  put("lshqqytiger_cufft.dll", dir / "cufft.dll");
-  put("lshqqytiger_cufft.dll", dir / "cufftw.dll");
-  put("lshqqytiger_nvrtc.dll", dir / "nvrtc.dll");
-  put("upstream_library.dll", dir / "nvml.dll");
-  put("upstream_library.dll", dir / "zluda_redirect.dll");
-  put("program.exe", dir / "zluda.exe");
-  if (nightly) put("lshqqytiger_cublas.dll", dir / "cublasLt.dll");
-}
 
 bool has_line(const std::vector<std::string>& lines, std::string_view text) {
   return std::ranges::any_of(lines, [&](const std::string& l) { return l.find(text) != std::string::npos; });

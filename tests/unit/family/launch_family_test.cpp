@@ -7,6 +7,7 @@
 
 #include <zcuda/launch/launch.hpp>
 
+#include "family_parts.hpp"
 #include "support/temp_dir.hpp"
 
 namespace zcuda::launch {
@@ -15,23 +16,16 @@ namespace {
 namespace fs = std::filesystem;
 using platform::Os;
 
-fs::path part(const char* name) { return fs::path(ZCUDA_TEST_FAMILY_PARTS) / name; }
-
-void put(const char* from, const fs::path& to) {
-  fs::create_directories(to.parent_path());
-  fs::copy_file(part(from), to, fs::copy_options::overwrite_existing);
-}
+using family::part;
+using family::put;
 
 // A runtime folder of one family, and a program folder beside it.
 class LaunchFamily : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(part("upstream_nvcuda.dll"))) GTEST_SKIP() << "MinGW-w64 was not found at configure time";
-    put("upstream_nvcuda.dll", upstream / "nvcuda.dll");
-    put("upstream_library.dll", upstream / "cublas64_12.dll");
-    put("upstream_library.dll", upstream / "nvcudart_hybrid64.dll");
-    put("lshqqytiger_nvcuda.dll", lshqqytiger / "nvcuda.dll");
-    put("lshqqytiger_cublas.dll", lshqqytiger / "cublas.dll");
+    family::make_upstream(upstream, false);
+    family::make_lshqqytiger(lshqqytiger, false);
     put("program.exe", app / "app.exe");
   }
   Options options(const fs::path& runtime) {
