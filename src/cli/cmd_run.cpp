@@ -10,6 +10,7 @@
 #include <zcuda/base/time_name.hpp>
 #include <zcuda/base/version.hpp>
 #include <zcuda/explain/explain.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/launcher.hpp>
@@ -52,6 +53,19 @@ void note(const Context& context, ui::NoticeKind kind, const std::string& text) 
 // run's; made only when the program is launched.
 std::filesystem::path trace_folder(const home::Home& home) { return home.state / "traces" / time_ordered_name(); }
 
+// The compute capability the program will see and why (zcuda sets ZLUDA_CC only for --zluda-cc).
+std::string describe_compute_capability(const launch::ComputeCapability& cc) {
+  return fmt::format("# compute capability: {} ({})\n", cc.value.value_or("unknown"), cc.why);
+}
+
+// Which ZLUDA the runtime is, its release where the files tell, and the evidence.
+std::string describe_runtime_family(const family::Identity& identity) {
+  std::string out =
+      fmt::format("# runtime family: {}{}\n", family::to_string(identity.family), identity.release ? " (release " + *identity.release + ")" : "");
+  for (const auto& line : identity.evidence) out += fmt::format("    # {}\n", line);
+  return out;
+}
+
 std::string describe_env(const launch::LaunchPlan& plan, const std::optional<AppLaunch>& app) {
   std::string out;
   if (app) {
@@ -62,6 +76,8 @@ std::string describe_env(const launch::LaunchPlan& plan, const std::optional<App
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
     out += fmt::format("    # {}{}\n", c.why, c.before ? fmt::format(" (was: {})", *c.before) : " (was unset)");
   }
+  out += describe_runtime_family(plan.runtime_family);
+  out += describe_compute_capability(plan.compute_capability);
   if (plan.trace_dir) out += fmt::format("# traces: under {}\n", path_to_utf8(*plan.trace_dir));
   out += fmt::format("# command: {}", plan.program);
   for (const auto& a : plan.args) out += " " + platform::quote_windows_argument(a);
@@ -284,6 +300,7 @@ CommandRun setup_run(CLI::App& sub) {
       output.text = describe_env(*plan, app);
       return output;
     }
+    if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
     if (app) {
       for (const auto& n : app_notices(*app)) note(context, ui::NoticeKind::notice, n);
       if (app->setup.flavour_problem) note(context, ui::NoticeKind::warning, *app->setup.flavour_problem);

@@ -29,7 +29,7 @@ struct LaunchFlags {
   std::optional<std::filesystem::path> libtorch;
   std::optional<std::string> gfx;
   std::optional<std::string> device;
-  std::string zluda_cc = launch::kDefaultZludaCc;
+  std::optional<std::string> zluda_cc;
   bool no_stage = false;
   bool direct = false;
   bool ld_audit = false;

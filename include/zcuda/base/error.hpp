@@ -22,6 +22,7 @@ enum class ErrorKind {
   conflict,       // 11: zcuda refuses to touch a file the user changed
   interrupted,    // 12: stopped by Ctrl-C or a signal
   unsupported,    // 13: the request cannot be done on this platform or with this input
+  mixed_family,   // 14: a launch would load two ZLUDA families (upstream, lshqqytiger) into one process
   internal,       // 70: a bug in zcuda
 };
 

@@ -1,11 +1,13 @@
 #pragma once
 // Which shared libraries a program asks for: the import tables of PE files (imports and delay
-// imports) and the dynamic section of ELF files (DT_NEEDED, DT_RUNPATH, DT_RPATH). The parsers
+// imports) and the dynamic section of ELF files (DT_NEEDED, DT_RUNPATH, DT_RPATH); for PE also
+// the names a DLL exports and its version resource (which build of what it is). The parsers
 // read only what they need, check every offset against the file, cap every count, and answer
 // malformed or hostile input with an error, never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +19,13 @@ namespace zcuda::binfmt {
 
 enum class Format { pe, elf };
 
+// A PE version resource (RT_VERSION): the fixed file version and the first string table's
+// values ("CompanyName", "ProductName", "FileDescription", "FileVersion", ...).
+struct VersionInfo {
+  std::optional<std::string> file_version;  // "major.minor.build.revision" from VS_FIXEDFILEINFO
+  std::map<std::string, std::string> strings;
+};
+
 struct Imports {
   Format format = Format::elf;
   bool is_64bit = false;
@@ -26,6 +35,8 @@ struct Imports {
   std::vector<std::string> runpath;       // ELF DT_RUNPATH entries, split at ':'
   std::vector<std::string> rpath;         // ELF DT_RPATH entries, split at ':'
   std::optional<std::string> manifest;    // PE: the embedded application manifest (RT_MANIFEST)
+  std::vector<std::string> exports;       // PE: the export table's names, in table order
+  std::optional<VersionInfo> version;     // PE: the version resource, when there is one
 };
 
 // Random access to the bytes of a binary: a file read on demand (a LibTorch DLL can be a

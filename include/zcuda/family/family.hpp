@@ -3,7 +3,9 @@
 // lshqqytiger's, told from the files themselves (names, PE exports, version resources, digests
 // of known releases), and the refusal of a launch that would load both into one process
 // (docs/families.md).
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,13 +44,57 @@ struct LibraryIdentity {
   std::filesystem::path path;
   Family family = Family::unknown;
   std::string evidence;
+  std::optional<std::string> release;  // when its digest is a known release file's
 };
 std::optional<LibraryIdentity> identify_library(const std::filesystem::path& file, platform::Os os);
+
+// The ZLUDA libraries among a folder's CUDA-named files (cublas64_11.dll, nvcuda.dll, ...),
+// sorted by path; NVIDIA's originals and other files are left out.
+std::vector<LibraryIdentity> zluda_libraries_in(const std::filesystem::path& folder, platform::Os os);
 
 // Refuses (its own exit code) a launch that would put two families into one process: the
 // runtime launched with, and the ZLUDA libraries already sitting in the folders the program
 // loads CUDA libraries from (its own folder, a profile's torch/lib). The error names both
 // families, the files, and the command that would work.
 Status check_not_mixed(const Identity& runtime, const std::vector<std::filesystem::path>& library_folders, platform::Os os);
+
+// What each family is and does when launched, as data (manifests/runtime-families.json; every
+// fact from the family's own source, cited in docs/families.md).
+struct Facts {
+  Family family = Family::unknown;
+  std::string project;                            // the family's public repository
+  std::string default_cc;                         // the compute capability it reports unless told otherwise
+  std::vector<std::string> cc_variables;          // variables that change it ("ZLUDA_CC", "ZLUDA_SM"); empty: none
+  std::vector<std::string> variables;             // every variable the family's libraries read
+  std::string launch_windows, launch_linux;       // how it is started
+  std::vector<std::string> launcher_sets;         // NAME=VALUE its own launcher adds
+  std::vector<std::string> serves;                // the library names it ships
+  std::vector<std::string> only_names;            // names only this family ships (tell a folder apart)
+  std::map<std::string, std::string> app_copies;  // its file -> the CUDA name applications copy it under
+};
+// nullopt for Family::unknown.
+std::optional<Facts> facts(Family family);
+nlohmann::json to_json(const Facts& facts);
+
+// A file of a known release, by digest (manifests/runtime-families.json "known_files").
+struct KnownFile {
+  Family family = Family::unknown;
+  std::string release;
+  std::string name;
+  std::uint64_t size = 0;
+  std::string sha256;
+};
+const std::vector<KnownFile>& known_files();
+
+// The variable the user set that fixes the compute capability `family` reports, if any: upstream
+// reads ZLUDA_CC, then ZLUDA_SM (zluda_common/src/constants.rs); lshqqytiger reads neither.
+// `lookup` answers a variable's value (the launch environment, not necessarily the process's).
+template <class Lookup>
+std::optional<std::string> user_cc_variable(const Facts& facts, Lookup&& lookup) {
+  for (const auto& name : facts.cc_variables) {
+    if (auto value = lookup(name); value && !value->empty()) return name;
+  }
+  return std::nullopt;
+}
 
 }  // namespace zcuda::family

@@ -10,15 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::launch {
-
-// The compute capability ZLUDA reports unless told otherwise (docs/staging.md says why 8.6).
-inline constexpr const char* kDefaultZludaCc = "8.6";
 
 // A variable set on behalf of something other than zcuda's own rules (an application profile),
 // with its reason; applied before --env, which overrides it.
@@ -34,7 +32,8 @@ struct Options {
   RuntimeLocation runtime;
   std::optional<std::filesystem::path> hip_path;  // --hip-path; else HIP_PATH; else ROCm's root
   std::optional<std::filesystem::path> libtorch;  // --libtorch
-  std::string zluda_cc = kDefaultZludaCc;
+  // --zluda-cc: set ZLUDA_CC; unset: the family's own default, or the user's ZLUDA_CC/ZLUDA_SM.
+  std::optional<std::string> zluda_cc;
   std::optional<std::string> gfx;                              // --gfx: selects per-gfx kernel folders
   std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
   std::vector<Setting> settings;                               // a profile's, before the overrides
@@ -64,6 +63,14 @@ struct EnvChange {
   bool removed = false;  // the variable is taken out of the environment
 };
 
+// The compute capability the program will see, and why (docs/families.md).
+struct ComputeCapability {
+  std::optional<std::string> value;  // unset: the runtime's family, and so its default, is unknown
+  std::string source;                // "--zluda-cc", "user" (their ZLUDA_CC/ZLUDA_SM or --env), "family default", "unknown"
+  std::string why;
+};
+nlohmann::json to_json(const ComputeCapability& cc);
+
 struct LaunchPlan {
   std::filesystem::path program;  // what is executed (zluda.exe or the program itself)
   std::vector<std::string> args;
@@ -73,6 +80,8 @@ struct LaunchPlan {
   std::filesystem::path runtime_dir;          // the runtime used: options.runtime.dir, or its 32 folder for a 32-bit program
   bool is_32bit = false;                      // Windows: the program is a 32-bit (x86) PE
   platform::Environment environment;          // the child's whole environment
+  family::Identity runtime_family;            // which ZLUDA the runtime is (unknown when its files do not tell)
+  ComputeCapability compute_capability;
   std::vector<EnvChange> changes;
   // --trace: where zluda_trace writes (ZLUDA_LOG_DIR), and on Windows the name of the program's
   // own folder under it (trace.hpp: the run's traces are what appears there).
@@ -91,6 +100,14 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
 // A launch without ZLUDA (bench's `native`): the program itself, with the environment as given
 // plus the overrides; options.runtime is not used.
 Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base);
+
+// The folders the program loads CUDA libraries from besides the runtime: its own folder.
+std::vector<std::filesystem::path> program_library_folders(const LaunchPlan& plan);
+
+// Refuses (ErrorKind::mixed_family, exit 14) a launch that would load ZLUDA libraries of two
+// families into one process: the runtime's and those in the program's folders
+// (family::check_not_mixed). A runtime whose family is unknown blocks nothing by itself.
+Status check_families(const LaunchPlan& plan, platform::Os os);
 
 nlohmann::json to_json(const LaunchPlan& plan);
 

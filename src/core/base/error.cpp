@@ -28,6 +28,8 @@ int exit_code(ErrorKind kind) {
       return 12;
     case ErrorKind::unsupported:
       return 13;
+    case ErrorKind::mixed_family:
+      return 14;
     case ErrorKind::internal:
       return 70;
   }
@@ -60,6 +62,8 @@ std::string_view to_string(ErrorKind kind) {
       return "interrupted";
     case ErrorKind::unsupported:
       return "unsupported";
+    case ErrorKind::mixed_family:
+      return "mixed_family";
     case ErrorKind::internal:
       return "internal";
   }

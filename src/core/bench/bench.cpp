@@ -73,6 +73,11 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
   }
   auto plan = out.runtime ? launch::prepare_launch(launch, base) : launch::prepare_native_launch(launch, base);
   if (!plan) return std::unexpected(plan.error());
+  if (out.runtime) {
+    if (auto unmixed = launch::check_families(*plan, launch.os); !unmixed) {
+      return std::unexpected(std::move(unmixed.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
+    }
+  }
   out.plan = std::move(*plan);
   info.through_launcher = out.plan.through_launcher;
   return out;

@@ -1,6 +1,8 @@
-// PE/COFF (PE32 and PE32+): the DLL names of the import and delay-import tables.
+// PE/COFF (PE32 and PE32+): the DLL names of the import and delay-import tables, the export
+// table's names, and the manifest and version resources.
 // Layout: Microsoft "PE Format" (learn.microsoft.com/windows/win32/debug/pe-format).
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,8 +22,12 @@ constexpr std::size_t kMaxDescriptors = 4096;
 constexpr std::uint32_t kImportDirectory = 1;
 constexpr std::uint32_t kDelayImportDirectory = 13;
 constexpr std::uint32_t kResourceDirectory = 2;
+constexpr std::uint32_t kExportDirectory = 0;
 constexpr std::uint32_t kManifestType = 24;        // RT_MANIFEST
-constexpr std::uint32_t kMaxManifest = 64u << 10;  // real manifests are a few KiB
+constexpr std::uint32_t kVersionType = 16;         // RT_VERSION
+constexpr std::uint32_t kMaxResource = 64u << 10;  // real manifests and version resources are a few KiB
+// nvcuda.dll exports about a thousand names; a table far beyond that is hostile.
+constexpr std::uint32_t kMaxExports = 65536;
 
 std::unexpected<Error> bad(std::string what) { return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what)); }
 
@@ -119,12 +125,10 @@ Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint3
   return {};
 }
 
-}  // namespace
-
-// The first RT_MANIFEST resource: type 24, then its first name, then its first language. A
-// resource tree that does not hold together is read as "no manifest": the manifest only adds
+// The first resource of a type: the type's entry, then its first name, then its first language.
+// A resource tree that does not hold together is read as "no such resource": resources only add
 // advice, and the imports stay readable.
-std::optional<std::string> read_manifest(const PeImage& image, const Reader& reader, std::uint32_t root_rva) {
+std::optional<std::vector<std::uint8_t>> read_resource(const PeImage& image, const Reader& reader, std::uint32_t root_rva, std::uint32_t type_id) {
   // One directory level: the entry with `id` (or the first when none is asked), as an offset
   // from the root and whether it is a subdirectory.
   auto entry = [&](std::uint32_t dir_offset, std::optional<std::uint32_t> id) -> std::optional<std::pair<std::uint32_t, bool>> {
@@ -145,7 +149,7 @@ std::optional<std::string> read_manifest(const PeImage& image, const Reader& rea
     }
     return std::nullopt;
   };
-  auto type = entry(0, kManifestType);
+  auto type = entry(0, type_id);
   if (!type || !type->second) return std::nullopt;
   auto name = entry(type->first, std::nullopt);
   if (!name || !name->second) return std::nullopt;
@@ -155,17 +159,165 @@ std::optional<std::string> read_manifest(const PeImage& image, const Reader& rea
   if (!data_entry) return std::nullopt;
   auto data_rva = reader.get<std::uint32_t>(data_entry->offset);
   auto size = reader.get<std::uint32_t>(data_entry->offset + 4);
-  if (!data_rva || !size || *size > kMaxManifest) return std::nullopt;
+  if (!data_rva || !size || *size > kMaxResource) return std::nullopt;
   auto data = image.locate(*data_rva);
   if (!data || data->offset + *size > data->limit) return std::nullopt;
-  std::string text;
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(*size);
   for (std::uint32_t i = 0; i < *size; ++i) {
     auto byte = reader.get<std::uint8_t>(data->offset + i);
     if (!byte) return std::nullopt;
-    text.push_back(static_cast<char>(*byte));
+    bytes.push_back(*byte);
   }
-  return text;
+  return bytes;
 }
+
+// The RT_MANIFEST resource as text.
+std::optional<std::string> read_manifest(const PeImage& image, const Reader& reader, std::uint32_t root_rva) {
+  auto bytes = read_resource(image, reader, root_rva, kManifestType);
+  if (!bytes) return std::nullopt;
+  return std::string(bytes->begin(), bytes->end());
+}
+
+// A version resource's blocks (VS_VERSIONINFO, StringFileInfo, StringTable, String): each is
+// wLength, wValueLength, wType, a UTF-16 key, padding to 4 bytes, the value, padding, children.
+// Layout: Microsoft "VS_VERSIONINFO structure" (learn.microsoft.com/windows/win32/menurc/vs-versioninfo).
+class VersionBlocks {
+ public:
+  explicit VersionBlocks(const std::vector<std::uint8_t>& bytes) : bytes_(bytes) {}
+
+  struct Block {
+    std::size_t begin = 0, end = 0;  // [begin, end) of the whole block
+    std::uint16_t value_length = 0;
+    std::uint16_t type = 0;
+    std::string key;
+    std::size_t value = 0;     // where the value starts
+    std::size_t children = 0;  // where the children start
+  };
+
+  std::optional<Block> block_at(std::size_t at, std::size_t limit) const {
+    auto length = u16(at);
+    auto value_length = u16(at + 2);
+    auto type = u16(at + 4);
+    if (!length || !value_length || !type || *length < 6 || at + *length > limit) return std::nullopt;
+    Block b{at, at + *length, *value_length, *type, {}, 0, 0};
+    auto key = utf16(at + 6, b.end);
+    if (!key) return std::nullopt;
+    b.key = key->first;
+    b.value = align(key->second);
+    // Text values count UTF-16 units, binary values bytes.
+    const std::size_t value_bytes = b.type == 1 ? std::size_t{b.value_length} * 2 : b.value_length;
+    b.children = std::min(align(b.value + value_bytes), b.end);
+    return b;
+  }
+
+  // The children of a block, in order; stops at the first one that does not fit.
+  std::vector<Block> children(const Block& parent) const {
+    std::vector<Block> out;
+    for (std::size_t at = parent.children; at + 6 <= parent.end && out.size() < 256;) {
+      auto child = block_at(at, parent.end);
+      if (!child) break;
+      out.push_back(*child);
+      at = align(child->end);
+    }
+    return out;
+  }
+
+  std::optional<std::uint16_t> u16(std::size_t at) const {
+    if (at + 2 > bytes_.size()) return std::nullopt;
+    return static_cast<std::uint16_t>(bytes_[at] | (bytes_[at + 1] << 8));
+  }
+  std::optional<std::uint32_t> u32(std::size_t at) const {
+    auto lo = u16(at);
+    auto hi = u16(at + 2);
+    if (!lo || !hi) return std::nullopt;
+    return std::uint32_t{*lo} | (std::uint32_t{*hi} << 16);
+  }
+
+  // A NUL-terminated UTF-16 string before `limit`, as UTF-8, and where its NUL ends.
+  std::optional<std::pair<std::string, std::size_t>> utf16(std::size_t at, std::size_t limit) const {
+    std::string out;
+    for (; at + 2 <= limit && out.size() <= detail::kMaxString; at += 2) {
+      auto unit = u16(at);
+      if (!unit) return std::nullopt;
+      if (*unit == 0) return std::pair{out, at + 2};
+      append_utf8(out, *unit);
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static std::size_t align(std::size_t at) { return (at + 3) & ~std::size_t{3}; }
+  // Surrogates become U+FFFD: version strings are names and numbers.
+  static void append_utf8(std::string& out, std::uint32_t c) {
+    if (c >= 0xD800 && c <= 0xDFFF) c = 0xFFFD;
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
+  }
+  const std::vector<std::uint8_t>& bytes_;
+};
+
+std::optional<VersionInfo> read_version(const PeImage& image, const Reader& reader, std::uint32_t root_rva) {
+  auto bytes = read_resource(image, reader, root_rva, kVersionType);
+  if (!bytes) return std::nullopt;
+  VersionBlocks blocks(*bytes);
+  auto root = blocks.block_at(0, bytes->size());
+  if (!root || root->key != "VS_VERSION_INFO") return std::nullopt;
+  VersionInfo info;
+  constexpr std::uint32_t kFixedSignature = 0xFEEF04BD;
+  if (root->value_length >= 52 && blocks.u32(root->value) == kFixedSignature) {
+    auto ms = blocks.u32(root->value + 8);
+    auto ls = blocks.u32(root->value + 12);
+    if (ms && ls) info.file_version = fmt::format("{}.{}.{}.{}", *ms >> 16, *ms & 0xFFFF, *ls >> 16, *ls & 0xFFFF);
+  }
+  for (const auto& child : blocks.children(*root)) {
+    if (child.key != "StringFileInfo") continue;
+    auto tables = blocks.children(child);
+    if (tables.empty()) break;
+    for (const auto& entry : blocks.children(tables.front())) {
+      if (entry.value_length == 0) {
+        info.strings.emplace(entry.key, std::string{});
+        continue;
+      }
+      auto value = blocks.utf16(entry.value, entry.end);
+      if (value) info.strings.emplace(entry.key, value->first);
+    }
+    break;
+  }
+  return info;
+}
+
+// The names of the export table (IMAGE_EXPORT_DIRECTORY's name pointer table).
+Status read_exports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::vector<std::string>& out) {
+  auto where = image.locate(rva);
+  if (!where || where->offset + 40 > where->limit) return bad("the export directory lies outside the file");
+  auto count = reader.get<std::uint32_t>(where->offset + 24);
+  auto names_rva = reader.get<std::uint32_t>(where->offset + 32);
+  if (!count || !names_rva) return bad("the export directory is truncated");
+  if (*count > kMaxExports) return bad(fmt::format("{} exported names (more than {})", *count, kMaxExports));
+  if (*count == 0) return {};
+  auto names = image.locate(*names_rva);
+  if (!names || names->offset + std::uint64_t{*count} * 4 > names->limit) return bad("the export name table runs past its section");
+  out.reserve(*count);
+  for (std::uint32_t i = 0; i < *count; ++i) {
+    auto name_rva = reader.get<std::uint32_t>(names->offset + std::uint64_t{i} * 4);
+    if (!name_rva) return bad("the export name table is truncated");
+    auto name = image.name_at(*name_rva, "exported");
+    if (!name) return std::unexpected(name.error());
+    out.push_back(std::move(*name));
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<Imports> parse_pe(const ByteSource& source) {
   Reader reader(source, true);
@@ -249,7 +401,13 @@ Result<Imports> parse_pe(const ByteSource& source) {
       return std::unexpected(ok.error());
     }
   }
-  if (auto dir = directory(kResourceDirectory)) imports.manifest = read_manifest(image, reader, dir->rva);
+  if (auto dir = directory(kExportDirectory)) {
+    if (auto ok = read_exports(image, reader, dir->rva, imports.exports); !ok) return std::unexpected(ok.error());
+  }
+  if (auto dir = directory(kResourceDirectory)) {
+    imports.manifest = read_manifest(image, reader, dir->rva);
+    imports.version = read_version(image, reader, dir->rva);
+  }
   return imports;
 }
 

@@ -127,6 +127,71 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
   return {};
 }
 
+// The runtime's family; a folder whose files cannot be read is `unknown`, with the reason (an
+// unknown family never blocks a launch by itself).
+family::Identity runtime_family_of(const fs::path& dir, Os os) {
+  auto identity = family::identify_runtime(dir, os);
+  if (identity) return *identity;
+  family::Identity unknown;
+  unknown.evidence.push_back(identity.error().message);
+  return unknown;
+}
+
+// The variable the user set that fixes the compute capability, as the program will see it (--env
+// applies last): ZLUDA_CC, then ZLUDA_SM, the order upstream reads them in
+// (zluda_common/src/constants.rs), checked whatever the family so that neither is ever overridden.
+std::optional<std::pair<std::string, std::string>> user_cc_setting(const Options& options, const platform::Environment& base) {
+  platform::Environment seen = base;
+  for (const auto& [name, value] : options.overrides) seen[key_of(seen, name, options.os)] = value;
+  for (const char* name : {"ZLUDA_CC", "ZLUDA_SM"}) {
+    if (auto value = lookup(seen, name, options.os); value && !value->empty()) return std::pair{std::string(name), *value};
+  }
+  return std::nullopt;
+}
+
+// Which compute capability the program sees: the user's own ZLUDA_CC/ZLUDA_SM (never
+// overridden), else --zluda-cc, else the family's default (manifests/runtime-families.json), for
+// which zcuda sets nothing. lshqqytiger's ZLUDA reads neither variable.
+Result<ComputeCapability> choose_compute_capability(const Options& options, const platform::Environment& base, const family::Identity& runtime) {
+  const auto facts = family::facts(runtime.family);
+  const bool reads_variables = !facts || !facts->cc_variables.empty();
+  const std::string family_name(family::to_string(runtime.family));
+  ComputeCapability cc;
+  if (auto user = user_cc_setting(options, base)) {
+    const auto& [name, value] = *user;
+    if (options.zluda_cc && !(name == "ZLUDA_CC" && value == *options.zluda_cc)) {
+      return fail(ErrorKind::usage, fmt::format("--zluda-cc {} conflicts with your {}={}", *options.zluda_cc, name, value),
+                  fmt::format("zcuda never overrides your own {}: unset it, or leave out --zluda-cc.", name));
+    }
+    cc.source = "user";
+    if (!reads_variables) {
+      cc.value = facts->default_cc;
+      cc.why = fmt::format("your {}={} is not read by {} ZLUDA, which always reports {}", name, value, family_name, facts->default_cc);
+    } else {
+      cc.value = value;
+      cc.why = fmt::format("your {}={}{}", name, value, facts ? "" : " (if this ZLUDA reads it: its family is unknown)");
+    }
+    return cc;
+  }
+  if (options.zluda_cc) {
+    cc.source = "--zluda-cc";
+    cc.value = reads_variables ? *options.zluda_cc : facts->default_cc;
+    cc.why = reads_variables
+                 ? "--zluda-cc sets ZLUDA_CC"
+                 : fmt::format("--zluda-cc sets ZLUDA_CC, which {} ZLUDA does not read: it always reports {}", family_name, facts->default_cc);
+    return cc;
+  }
+  if (facts) {
+    cc.source = "family default";
+    cc.value = facts->default_cc;
+    cc.why = fmt::format("{} ZLUDA's own default (zcuda sets no ZLUDA_CC; --zluda-cc sets one)", family_name);
+    return cc;
+  }
+  cc.source = "unknown";
+  cc.why = "the runtime's family is unknown, and so is its default (zcuda sets no ZLUDA_CC; --zluda-cc sets one)";
+  return cc;
+}
+
 // --trace needs zluda_trace's libraries, and on Windows zluda.exe to inject them: refused before
 // anything starts when either is missing.
 Status check_trace(const Options& options, const fs::path& runtime, const fs::path& trace_libraries) {
@@ -346,7 +411,11 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   // Only ZLUDA's Windows build reads HIP_PATH (zluda_windows/src/lib.rs); Linux finds ROCm
   // through the library path (set_linux_loading).
   if (hip && os == Os::windows) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
-  set("ZLUDA_CC", options.zluda_cc, "compute capability ZLUDA reports; explicit because ZLUDA's own default changed between builds");
+  plan.runtime_family = runtime_family_of(options.runtime.dir, os);
+  auto cc = choose_compute_capability(options, base, plan.runtime_family);
+  if (!cc) return std::unexpected(cc.error());
+  plan.compute_capability = std::move(*cc);
+  if (plan.compute_capability.source == "--zluda-cc") set("ZLUDA_CC", *options.zluda_cc, "--zluda-cc: the compute capability ZLUDA reports");
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
     if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {
@@ -438,6 +507,14 @@ Result<LaunchPlan> prepare_native_launch(const Options& options, const platform:
   return plan;
 }
 
+std::vector<fs::path> program_library_folders(const LaunchPlan& plan) { return {plan.target.parent_path()}; }
+
+Status check_families(const LaunchPlan& plan, Os os) { return family::check_not_mixed(plan.runtime_family, program_library_folders(plan), os); }
+
+nlohmann::json to_json(const ComputeCapability& cc) {
+  return {{"value", cc.value ? nlohmann::json(*cc.value) : nlohmann::json(nullptr)}, {"source", cc.source}, {"why", cc.why}};
+}
+
 nlohmann::json to_json(const LaunchPlan& plan) {
   using nlohmann::json;
   json changes = json::array();
@@ -458,7 +535,9 @@ nlohmann::json to_json(const LaunchPlan& plan) {
           {"through_launcher", plan.through_launcher},
           {"launcher_join", plan.launcher_join ? json(std::string(to_string(*plan.launcher_join))) : json(nullptr)},
           {"args", plan.args},
-          {"environment", changes}};
+          {"environment", changes},
+          {"compute_capability", to_json(plan.compute_capability)},
+          {"runtime_family", family::to_json(plan.runtime_family)}};
 }
 
 }  // namespace zcuda::launch

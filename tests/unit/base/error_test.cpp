@@ -13,7 +13,7 @@ namespace {
 TEST(ErrorKind, EveryKindHasItsOwnExitCode) {
   const ErrorKind kinds[] = {ErrorKind::usage,       ErrorKind::not_found,   ErrorKind::invalid_input, ErrorKind::network,     ErrorKind::integrity,
                              ErrorKind::incomplete,  ErrorKind::io,          ErrorKind::locked,        ErrorKind::environment, ErrorKind::conflict,
-                             ErrorKind::interrupted, ErrorKind::unsupported, ErrorKind::internal};
+                             ErrorKind::interrupted, ErrorKind::unsupported, ErrorKind::mixed_family,  ErrorKind::internal};
   std::set<int> codes;
   std::set<std::string_view> names;
   for (ErrorKind kind : kinds) {

@@ -1,0 +1,84 @@
+// The per-family facts and known release files, read once from the embedded
+// manifests/runtime-families.json. A malformed table is a bug in zcuda's own data (the family
+// tests parse it), so a bad entry is skipped rather than failing every launch.
+#include <zcuda/family/family.hpp>
+#include <zcuda/manifest/embedded.hpp>
+
+namespace zcuda::family {
+
+namespace {
+
+nlohmann::json table() {
+  auto text = embedded::find("runtime-families.json");
+  if (!text) return nlohmann::json::object();
+  auto parsed = nlohmann::json::parse(*text, nullptr, false);
+  return parsed.is_discarded() ? nlohmann::json::object() : parsed;
+}
+
+const nlohmann::json& data() {
+  static const nlohmann::json parsed = table();
+  return parsed;
+}
+
+template <class T>
+T field(const nlohmann::json& entry, const char* name) {
+  auto it = entry.find(name);
+  if (it == entry.end()) return T{};
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    return T{};
+  }
+}
+
+}  // namespace
+
+std::optional<Facts> facts(Family family) {
+  if (family == Family::unknown) return std::nullopt;
+  for (const auto& entry : data().value("families", nlohmann::json::array())) {
+    if (field<std::string>(entry, "family") != to_string(family)) continue;
+    Facts out;
+    out.family = family;
+    out.project = field<std::string>(entry, "project");
+    out.default_cc = field<std::string>(entry, "default_cc");
+    out.cc_variables = field<std::vector<std::string>>(entry, "cc_variables");
+    out.variables = field<std::vector<std::string>>(entry, "variables");
+    out.launch_windows = field<std::string>(entry, "launch_windows");
+    out.launch_linux = field<std::string>(entry, "launch_linux");
+    out.launcher_sets = field<std::vector<std::string>>(entry, "launcher_sets");
+    out.serves = field<std::vector<std::string>>(entry, "serves");
+    out.only_names = field<std::vector<std::string>>(entry, "only_names");
+    out.app_copies = field<std::map<std::string, std::string>>(entry, "app_copies");
+    return out;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const Facts& f) {
+  return {{"family", to_string(f.family)},
+          {"project", f.project},
+          {"default_cc", f.default_cc},
+          {"cc_variables", f.cc_variables},
+          {"variables", f.variables},
+          {"launch_windows", f.launch_windows},
+          {"launch_linux", f.launch_linux},
+          {"launcher_sets", f.launcher_sets},
+          {"serves", f.serves},
+          {"app_copies", f.app_copies}};
+}
+
+const std::vector<KnownFile>& known_files() {
+  static const std::vector<KnownFile> files = [] {
+    std::vector<KnownFile> out;
+    for (const auto& entry : data().value("known_files", nlohmann::json::array())) {
+      auto family = family_from_word(field<std::string>(entry, "family"));
+      if (!family) continue;
+      out.push_back({*family, field<std::string>(entry, "release"), field<std::string>(entry, "name"), field<std::uint64_t>(entry, "size"),
+                     field<std::string>(entry, "sha256")});
+    }
+    return out;
+  }();
+  return files;
+}
+
+}  // namespace zcuda::family

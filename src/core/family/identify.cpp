@@ -1,0 +1,186 @@
+// Telling a ZLUDA folder or library file apart by its contents (docs/families.md):
+// - lshqqytiger's nvcuda.dll exports zluda_get_nightly_flag and zluda_get_hip_object
+//   (lshqqytiger/ZLUDA zluda/src/lib.rs); upstream's exports only the CUDA API.
+// - lshqqytiger's DLLs link rocBLAS, rocSPARSE, hipFFT, hipRTC, ... at load time; upstream's
+//   Windows builds load those at run time (ext/*-sys/build.rs link them only off Windows) and,
+//   since v6-preview, delay-load amdhip64_7.dll (ext/hip_runtime-sys/build.rs).
+// - upstream's Linux release rewrites DT_NEEDED to unversioned names (libamdhip64.so; xtask
+//   strip_rocm_versions_from_dt_needed).
+// - the names only one family ships, and the digests of known release files.
+// An NVIDIA original (its version resource names NVIDIA) is not a ZLUDA library.
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <zcuda/base/ascii.hpp>
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/base/sha256.hpp>
+#include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/family/family.hpp>
+
+#include "library_names.hpp"
+
+namespace zcuda::family {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kLshqqytigerExports[] = {"zluda_get_nightly_flag", "zluda_get_hip_object"};
+
+// ROCm libraries that only lshqqytiger's Windows DLLs import at load time. amdhip64 is not one:
+// upstream's v4 and v5 imported amdhip64_6.dll at load time too.
+constexpr std::string_view kRocmLibraryPrefixes[] = {"rocblas", "rocsparse", "rocsolver", "hipfft", "hipblaslt", "libhipblaslt", "miopen", "hiprtc"};
+
+LibraryIdentity found(const fs::path& file, Family family, std::string evidence) {
+  LibraryIdentity out;
+  out.path = file;
+  out.family = family;
+  out.evidence = std::move(evidence);
+  return out;
+}
+
+bool starts_with_any(std::string_view name, std::span<const std::string_view> prefixes) {
+  return std::ranges::any_of(prefixes, [&](std::string_view p) { return name.starts_with(p); });
+}
+
+std::optional<std::string> find_lower(const std::vector<std::string>& names, auto&& pred) {
+  for (const auto& n : names) {
+    std::string lower = ascii_lower(n);
+    if (pred(lower)) return n;
+  }
+  return std::nullopt;
+}
+
+// The file's known-release entry, hashing it only when its size matches one.
+std::optional<KnownFile> known_by_digest(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) return std::nullopt;
+  std::optional<std::string> digest;
+  for (const auto& known : known_files()) {
+    if (known.size != size) continue;
+    if (!digest) {
+      auto hashed = sha256_file(file);
+      if (!hashed) return std::nullopt;
+      digest = *hashed;
+    }
+    if (*digest == known.sha256) return known;
+  }
+  return std::nullopt;
+}
+
+std::optional<LibraryIdentity> from_pe(const fs::path& file, const binfmt::Imports& pe) {
+  if (pe.version) {
+    for (const char* key : {"CompanyName", "ProductName"}) {
+      auto it = pe.version->strings.find(key);
+      if (it != pe.version->strings.end() && ascii_lower(it->second).find("nvidia") != std::string::npos) return std::nullopt;
+    }
+  }
+  for (std::string_view name : kLshqqytigerExports) {
+    if (std::ranges::find(pe.exports, name) != pe.exports.end()) {
+      return found(file, Family::lshqqytiger, fmt::format("{} exports {} (lshqqytiger's nvcuda.dll)", path_to_utf8(file.filename()), name));
+    }
+  }
+  if (auto rocm = find_lower(pe.needed, [](std::string_view n) { return starts_with_any(n, kRocmLibraryPrefixes); })) {
+    return found(
+        file, Family::lshqqytiger,
+        fmt::format("{} imports {} at load time (lshqqytiger's DLLs do; upstream's load it at run time)", path_to_utf8(file.filename()), *rocm));
+  }
+  if (auto hip = find_lower(pe.delay_needed, [](std::string_view n) { return n == "amdhip64_7.dll"; })) {
+    return found(file, Family::upstream, fmt::format("{} delay-loads {} (upstream's hip_runtime-sys does)", path_to_utf8(file.filename()), *hip));
+  }
+  auto any_hip = [](std::string_view n) { return n.starts_with("amdhip64") || starts_with_any(n, kRocmLibraryPrefixes); };
+  if (auto hip = find_lower(pe.needed, any_hip); hip || find_lower(pe.delay_needed, any_hip)) {
+    return found(file, Family::unknown,
+                 fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
+  }
+  return std::nullopt;
+}
+
+std::optional<LibraryIdentity> from_elf(const fs::path& file, const binfmt::Imports& elf) {
+  if (auto hip = find_lower(elf.needed, [](std::string_view n) { return n == "libamdhip64.so"; })) {
+    return found(file, Family::upstream,
+                 fmt::format("{} needs the unversioned {} (upstream's release packaging rewrites it)", path_to_utf8(file.filename()), *hip));
+  }
+  if (find_lower(elf.needed, [](std::string_view n) { return n.starts_with("libamdhip64.so"); })) {
+    return found(file, Family::unknown,
+                 fmt::format("{} links the HIP runtime, but nothing in it says which ZLUDA built it", path_to_utf8(file.filename())));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::Os) {
+  if (auto known = known_by_digest(file)) {
+    auto library = found(file, known->family,
+                         fmt::format("{} is {} of {}'s release {} (SHA-256 {})", path_to_utf8(file.filename()), known->name, to_string(known->family),
+                                     known->release, known->sha256));
+    library.release = known->release;
+    return library;
+  }
+  auto read = binfmt::read_imports(file);
+  if (!read || !*read) return std::nullopt;
+  const binfmt::Imports& imports = **read;
+  return imports.format == binfmt::Format::pe ? from_pe(file, imports) : from_elf(file, imports);
+}
+
+Result<Identity> identify_runtime(const fs::path& dir, platform::Os os) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return fail(ErrorKind::not_found, fmt::format("{} is not a folder", path_to_utf8(dir)),
+                "Give the ZLUDA folder: the one that holds nvcuda.dll (Windows) or libcuda.so (Linux).");
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) || it->is_symlink(ec)) files.push_back(it->path());
+  }
+  std::ranges::sort(files);
+  const bool has_driver = std::ranges::any_of(files, [&](const fs::path& f) { return is_driver_name(ascii_lower(path_to_utf8(f.filename())), os); });
+  if (!has_driver) {
+    std::string hint = "Give the folder that holds ZLUDA's nvcuda.dll (Windows) or libcuda.so (Linux).";
+    if (fs::exists(dir / "zluda" / (os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), ec))
+      hint = fmt::format("Its zluda folder holds one: {}", path_to_utf8(dir / "zluda"));
+    return fail(ErrorKind::not_found,
+                fmt::format("{} holds no ZLUDA library (no {})", path_to_utf8(dir), os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), hint);
+  }
+
+  Identity identity;
+  std::set<Family> by_content, by_name;
+  for (const auto& file : files) {
+    const std::string name = ascii_lower(path_to_utf8(file.filename()));
+    for (Family family : {Family::upstream, Family::lshqqytiger}) {
+      auto f = facts(family);
+      if (!f) continue;
+      if (std::ranges::any_of(f->only_names, [&](const std::string& n) { return ascii_lower(n) == name; })) {
+        by_name.insert(family);
+        identity.evidence.push_back(fmt::format("{} is a name only {} ships", path_to_utf8(file.filename()), to_string(family)));
+      }
+    }
+    if (!is_cuda_library_name(name, os)) continue;
+    if (auto library = identify_library(file, os)) {
+      identity.evidence.push_back(library->evidence);
+      if (library->family != Family::unknown) by_content.insert(library->family);
+      if (library->release && !identity.release) identity.release = library->release;
+    }
+  }
+  const std::set<Family>& deciding = by_content.empty() ? by_name : by_content;
+  if (deciding.size() == 1) {
+    identity.family = *deciding.begin();
+  } else if (deciding.size() > 1) {
+    identity.evidence.push_back("the folder holds files of both families; zcuda does not guess which one a program would load");
+  } else {
+    identity.evidence.push_back("no file says which family built it");
+  }
+  if (identity.family == Family::lshqqytiger && !identity.release && fs::exists(dir / "cublasLt.dll", ec)) {
+    identity.release = "nightly";
+    identity.evidence.push_back("cublasLt.dll is present: lshqqytiger builds it only for nightlies (zluda_blaslt windows_nightly)");
+  }
+  identity.has_32bit = fs::exists(dir / "32" / "nvcuda.dll", ec);
+  return identity;
+}
+
+}  // namespace zcuda::family

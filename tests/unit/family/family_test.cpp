@@ -1,0 +1,236 @@
+// Runtime families on real PE files (tests/unit/family/pe): recognition of each family's
+// libraries and folders, the refusal of a mixed launch, and the per-family facts.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/base/sha256.hpp>
+#include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/family/family.hpp>
+
+#include "family_parts.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::family {
+namespace {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+bool has_line(const std::vector<std::string>& lines, std::string_view text) {
+  return std::ranges::any_of(lines, [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
+TEST(FamilyPe, ExportsDelayImportsAndVersionResourceAreRead) {
+  REQUIRE_PARTS();
+  auto lsh = binfmt::read_imports(part("lshqqytiger_nvcuda.dll"));
+  ASSERT_TRUE(lsh && *lsh) << (lsh ? "" : lsh.error().message);
+  const auto& exports = (*lsh)->exports;
+  EXPECT_NE(std::ranges::find(exports, "zluda_get_nightly_flag"), exports.end());
+  EXPECT_NE(std::ranges::find(exports, "zluda_get_hip_object"), exports.end());
+  EXPECT_NE(std::ranges::find(exports, "cuInit"), exports.end());
+  EXPECT_FALSE((*lsh)->version.has_value());
+
+  auto up = binfmt::read_imports(part("upstream_nvcuda.dll"));
+  ASSERT_TRUE(up && *up);
+  EXPECT_NE(std::ranges::find((*up)->delay_needed, "amdhip64_7.dll"), (*up)->delay_needed.end());
+  EXPECT_EQ(std::ranges::find((*up)->exports, "zluda_get_nightly_flag"), (*up)->exports.end());
+
+  auto nvidia = binfmt::read_imports(part("nvidia_cublas.dll"));
+  ASSERT_TRUE(nvidia && *nvidia);
+  ASSERT_TRUE((*nvidia)->version.has_value());
+  EXPECT_EQ((*nvidia)->version->file_version, "11.11.3.6");
+  EXPECT_EQ((*nvidia)->version->strings.at("CompanyName"), "NVIDIA Corporation");
+  EXPECT_EQ((*nvidia)->version->strings.at("ProductName"), "NVIDIA CUDA 11.8.89 BLAS Library");
+}
+
+TEST(FamilyLibrary, EachFamilysLibrariesAreToldApart) {
+  REQUIRE_PARTS();
+  auto lsh = identify_library(part("lshqqytiger_nvcuda.dll"), Os::windows);
+  ASSERT_TRUE(lsh);
+  EXPECT_EQ(lsh->family, Family::lshqqytiger);
+  EXPECT_NE(lsh->evidence.find("zluda_get_"), std::string::npos);
+  for (const char* name : {"lshqqytiger_cublas.dll", "lshqqytiger_cusparse.dll", "lshqqytiger_cufft.dll", "lshqqytiger_nvrtc.dll"}) {
+    auto library = identify_library(part(name), Os::windows);
+    ASSERT_TRUE(library) << name;
+    EXPECT_EQ(library->family, Family::lshqqytiger) << name;
+    EXPECT_NE(library->evidence.find("at load time"), std::string::npos) << library->evidence;
+  }
+  auto up = identify_library(part("upstream_nvcuda.dll"), Os::windows);
+  ASSERT_TRUE(up);
+  EXPECT_EQ(up->family, Family::upstream);
+  EXPECT_NE(up->evidence.find("amdhip64_7.dll"), std::string::npos);
+  // NVIDIA's original and a file that says nothing are not ZLUDA libraries.
+  EXPECT_FALSE(identify_library(part("nvidia_cublas.dll"), Os::windows));
+  EXPECT_FALSE(identify_library(part("program.exe"), Os::windows));
+}
+
+TEST(FamilyRuntime, UpstreamFolderWithThe32Folder) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_upstream(dir / "zluda", true);
+  auto identity = identify_runtime(dir / "zluda", Os::windows);
+  ASSERT_TRUE(identity) << identity.error().message;
+  EXPECT_EQ(identity->family, Family::upstream);
+  EXPECT_TRUE(identity->has_32bit);
+  EXPECT_FALSE(identity->release.has_value());
+  EXPECT_TRUE(has_line(identity->evidence, "nvcudart_hybrid64.dll is a name only upstream ships"));
+  EXPECT_EQ(to_json(*identity)["family"], "upstream");
+}
+
+TEST(FamilyRuntime, UpstreamFolderWithoutThe32Folder) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_upstream(dir.path(), false);
+  auto identity = identify_runtime(dir.path(), Os::windows);
+  ASSERT_TRUE(identity);
+  EXPECT_EQ(identity->family, Family::upstream);
+  EXPECT_FALSE(identity->has_32bit);
+}
+
+TEST(FamilyRuntime, LshqqytigerReleaseAndNightly) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_lshqqytiger(dir / "release", false);
+  make_lshqqytiger(dir / "nightly", true);
+  auto release = identify_runtime(dir / "release", Os::windows);
+  ASSERT_TRUE(release) << release.error().message;
+  EXPECT_EQ(release->family, Family::lshqqytiger);
+  EXPECT_FALSE(release->release.has_value());
+  EXPECT_TRUE(has_line(release->evidence, "exports zluda_get_"));
+  auto nightly = identify_runtime(dir / "nightly", Os::windows);
+  ASSERT_TRUE(nightly);
+  EXPECT_EQ(nightly->family, Family::lshqqytiger);
+  EXPECT_EQ(nightly->release, "nightly");
+}
+
+TEST(FamilyRuntime, AFolderOfBothFamiliesIsUnknownNotGuessed) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_upstream(dir.path(), false);
+  put("lshqqytiger_cublas.dll", dir / "cublas.dll");
+  auto identity = identify_runtime(dir.path(), Os::windows);
+  ASSERT_TRUE(identity);
+  EXPECT_EQ(identity->family, Family::unknown);
+  EXPECT_TRUE(has_line(identity->evidence, "both families"));
+}
+
+TEST(FamilyRuntime, AFolderWhoseFilesDoNotTellIsUnknown) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  put("upstream_library.dll", dir / "nvcuda.dll");
+  auto identity = identify_runtime(dir.path(), Os::windows);
+  ASSERT_TRUE(identity);
+  EXPECT_EQ(identity->family, Family::unknown);
+  EXPECT_TRUE(has_line(identity->evidence, "no file says"));
+}
+
+TEST(FamilyRuntime, MissingFolderAndFolderWithoutZludaAreErrors) {
+  test::TempDir dir;
+  auto missing = identify_runtime(dir / "nope", Os::windows);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::not_found);
+  test::write_file(dir / "app" / "readme.txt", "x");
+  test::write_file(dir / "app" / "zluda" / "nvcuda.dll", "x");
+  auto empty = identify_runtime(dir / "app", Os::windows);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().kind, ErrorKind::not_found);
+  EXPECT_NE(empty.error().hint.find("zluda"), std::string::npos) << empty.error().hint;
+}
+
+TEST(FamilyMixed, UpstreamRuntimeWithAPatchedTorchLibIsRefused) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_upstream(dir / "runtime", false);
+  // ComfyUI-Zluda's install-n.bat: lshqqytiger's cublas.dll copied over torch's cublas64_11.dll,
+  // NVIDIA's own nvrtc kept as nvrtc_cuda.dll.
+  const fs::path torch_lib = dir / "venv" / "Lib" / "site-packages" / "torch" / "lib";
+  put("lshqqytiger_cublas.dll", torch_lib / "cublas64_11.dll");
+  put("nvidia_cublas.dll", torch_lib / "nvrtc_cuda.dll");
+  put("program.exe", torch_lib / "torch_cpu.dll");
+  auto runtime = identify_runtime(dir / "runtime", Os::windows);
+  ASSERT_TRUE(runtime);
+  auto status = check_not_mixed(*runtime, {dir / "venv", torch_lib}, Os::windows);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().kind, ErrorKind::mixed_family);
+  EXPECT_EQ(exit_code(status.error().kind), 14);
+  EXPECT_NE(status.error().message.find("cublas64_11.dll"), std::string::npos) << status.error().message;
+  EXPECT_NE(status.error().message.find("upstream"), std::string::npos);
+  EXPECT_NE(status.error().message.find("lshqqytiger"), std::string::npos);
+  EXPECT_NE(status.error().hint.find("--runtime-dir"), std::string::npos);
+  EXPECT_NE(status.error().hint.find("--direct --no-stage"), std::string::npos);
+
+  // The same folder with lshqqytiger's own runtime is one family.
+  make_lshqqytiger(dir / "own", false);
+  auto own = identify_runtime(dir / "own", Os::windows);
+  ASSERT_TRUE(own);
+  EXPECT_TRUE(check_not_mixed(*own, {torch_lib}, Os::windows));
+}
+
+TEST(FamilyMixed, NvidiaOriginalsAndUpstreamCopiesAreNotAMix) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  make_upstream(dir / "runtime", false);
+  put("nvidia_cublas.dll", dir / "app" / "cublas64_11.dll");
+  put("upstream_nvcuda.dll", dir / "app" / "nvcuda.dll");
+  auto runtime = identify_runtime(dir / "runtime", Os::windows);
+  ASSERT_TRUE(runtime);
+  EXPECT_TRUE(check_not_mixed(*runtime, {dir / "app", dir / "missing"}, Os::windows));
+  auto found = zluda_libraries_in(dir / "app", Os::windows);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path.filename(), "nvcuda.dll");
+}
+
+TEST(FamilyMixed, AFolderOfBothFamiliesIsRefusedEvenWithAnUnknownRuntime) {
+  REQUIRE_PARTS();
+  test::TempDir dir;
+  put("upstream_nvcuda.dll", dir / "app" / "nvcuda.dll");
+  put("lshqqytiger_cublas.dll", dir / "app" / "cublas64_11.dll");
+  Identity unknown;
+  auto status = check_not_mixed(unknown, {dir / "app"}, Os::windows);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().kind, ErrorKind::mixed_family);
+}
+
+TEST(FamilyFacts, ComputeCapabilityAndVariablesComeFromEachFamilysSource) {
+  auto up = facts(Family::upstream);
+  ASSERT_TRUE(up);
+  EXPECT_EQ(up->default_cc, "8.5");  // zluda_common/src/constants.rs
+  EXPECT_EQ(up->cc_variables, (std::vector<std::string>{"ZLUDA_CC", "ZLUDA_SM"}));
+  EXPECT_NE(std::ranges::find(up->launcher_sets, "TORCH_CUDNN_V8_API_DISABLED=1"), up->launcher_sets.end());
+  auto lsh = facts(Family::lshqqytiger);
+  ASSERT_TRUE(lsh);
+  EXPECT_EQ(lsh->default_cc, "8.8");  // zluda/src/impl/device.rs
+  EXPECT_TRUE(lsh->cc_variables.empty());
+  EXPECT_EQ(lsh->app_copies.at("cublas.dll"), "cublas64_11.dll");
+  EXPECT_EQ(lsh->app_copies.at("nvrtc.dll"), "nvrtc64_112_0.dll");
+  EXPECT_FALSE(facts(Family::unknown));
+
+  auto env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "ZLUDA_SM") return std::string("7.5");
+    return std::nullopt;
+  };
+  EXPECT_EQ(user_cc_variable(*up, env), "ZLUDA_SM");
+  EXPECT_FALSE(user_cc_variable(*lsh, env));
+}
+
+TEST(FamilyFacts, KnownFilesAreWellFormed) {
+  ASSERT_FALSE(known_files().empty());
+  for (const auto& known : known_files()) {
+    EXPECT_TRUE(is_sha256_hex(known.sha256)) << known.name;
+    EXPECT_GT(known.size, 0u) << known.name;
+    EXPECT_NE(known.family, Family::unknown);
+    EXPECT_FALSE(known.release.empty());
+  }
+}
+
+TEST(FamilyWords, RoundTrip) {
+  for (Family f : {Family::upstream, Family::lshqqytiger, Family::unknown}) EXPECT_EQ(family_from_word(to_string(f)), f);
+  EXPECT_FALSE(family_from_word("vosen"));
+}
+
+}  // namespace
+}  // namespace zcuda::family

@@ -1,0 +1,162 @@
+// What a launch does with the runtime's family (launch::prepare_launch on Windows-shaped folders
+// of the MinGW-built stand-ins): the compute capability the program sees and why.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <zcuda/launch/launch.hpp>
+
+#include "family_parts.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using platform::Os;
+
+using family::part;
+using family::put;
+
+// A runtime folder of one family, and a program folder beside it.
+class LaunchFamily : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(part("upstream_nvcuda.dll"))) GTEST_SKIP() << "MinGW-w64 was not found at configure time";
+    family::make_upstream(upstream, false);
+    family::make_lshqqytiger(lshqqytiger, false);
+    put("program.exe", app / "app.exe");
+  }
+  Options options(const fs::path& runtime) {
+    Options o;
+    o.program = app / "app.exe";
+    o.runtime.dir = runtime;
+    o.os = Os::windows;
+    o.elevated = false;
+    o.direct = true;
+    o.tf32_override = false;
+    return o;
+  }
+  static bool sets(const LaunchPlan& plan, const std::string& name) {
+    for (const auto& c : plan.changes) {
+      if (c.name == name) return true;
+    }
+    return false;
+  }
+  test::TempDir dir;
+  fs::path upstream = dir.path() / "upstream", lshqqytiger = dir.path() / "lshqqytiger", app = dir.path() / "app";
+};
+
+TEST_F(LaunchFamily, TheFamilysOwnDefaultWhenNothingIsAsked) {
+  auto plan = prepare_launch(options(upstream), {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->runtime_family.family, family::Family::upstream);
+  EXPECT_FALSE(sets(*plan, "ZLUDA_CC"));
+  EXPECT_EQ(plan->compute_capability.value, family::facts(family::Family::upstream)->default_cc);
+  EXPECT_EQ(plan->compute_capability.source, "family default");
+  EXPECT_NE(plan->compute_capability.why.find("upstream"), std::string::npos) << plan->compute_capability.why;
+  const auto j = to_json(*plan);
+  EXPECT_EQ(j["runtime_family"]["family"], "upstream");
+  EXPECT_FALSE(j["runtime_family"]["evidence"].empty());
+  EXPECT_EQ(j["compute_capability"]["source"], "family default");
+
+  auto lsh = prepare_launch(options(lshqqytiger), {});
+  ASSERT_TRUE(lsh) << lsh.error().message;
+  EXPECT_EQ(lsh->compute_capability.value, "8.8");
+  EXPECT_FALSE(sets(*lsh, "ZLUDA_CC"));
+}
+
+TEST_F(LaunchFamily, AnUnknownRuntimeGetsNoCapabilityAndStillLaunches) {
+  const fs::path unknown = dir.path() / "unknown";
+  put("upstream_library.dll", unknown / "nvcuda.dll");  // a ZLUDA name, nothing that tells the family
+  auto plan = prepare_launch(options(unknown), {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->runtime_family.family, family::Family::unknown);
+  EXPECT_FALSE(plan->compute_capability.value.has_value());
+  EXPECT_EQ(plan->compute_capability.source, "unknown");
+  EXPECT_FALSE(sets(*plan, "ZLUDA_CC"));
+}
+
+TEST_F(LaunchFamily, ZludaCcIsSetOnlyWhenAsked) {
+  auto o = options(upstream);
+  o.zluda_cc = "8.9";
+  auto plan = prepare_launch(o, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->environment.at("ZLUDA_CC"), "8.9");
+  EXPECT_EQ(plan->compute_capability.value, "8.9");
+  EXPECT_EQ(plan->compute_capability.source, "--zluda-cc");
+  // lshqqytiger's build reads no variable: it still reports its own, and print-env says so.
+  auto lsh = prepare_launch(
+      [&] {
+        auto l = options(lshqqytiger);
+        l.zluda_cc = "8.9";
+        return l;
+      }(),
+      {});
+  ASSERT_TRUE(lsh);
+  EXPECT_EQ(lsh->compute_capability.value, "8.8");
+  EXPECT_NE(lsh->compute_capability.why.find("does not read"), std::string::npos) << lsh->compute_capability.why;
+}
+
+TEST_F(LaunchFamily, TheUsersOwnVariablesAreNeverOverridden) {
+  // Upstream reads ZLUDA_SM when ZLUDA_CC is unset: zcuda must not set ZLUDA_CC over it.
+  auto plan = prepare_launch(options(upstream), {{"ZLUDA_SM", "7.5"}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(sets(*plan, "ZLUDA_CC"));
+  EXPECT_EQ(plan->environment.at("ZLUDA_SM"), "7.5");
+  EXPECT_EQ(plan->compute_capability.value, "7.5");
+  EXPECT_EQ(plan->compute_capability.source, "user");
+  EXPECT_NE(plan->compute_capability.why.find("ZLUDA_SM=7.5"), std::string::npos);
+
+  // --zluda-cc against the user's own: refused, nothing overridden.
+  auto o = options(upstream);
+  o.zluda_cc = "8.9";
+  auto refused = prepare_launch(o, {{"ZLUDA_SM", "7.5"}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::usage);
+  EXPECT_NE(refused.error().message.find("ZLUDA_SM=7.5"), std::string::npos) << refused.error().message;
+  // The same value as the user's ZLUDA_CC asks for nothing new.
+  auto same = prepare_launch(o, {{"ZLUDA_CC", "8.9"}});
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_FALSE(sets(*same, "ZLUDA_CC"));
+  // --env ZLUDA_CC is the user's too: what the program sees.
+  auto env = options(upstream);
+  env.overrides = {{"ZLUDA_CC", "9.0"}};
+  auto by_env = prepare_launch(env, {});
+  ASSERT_TRUE(by_env);
+  EXPECT_EQ(by_env->compute_capability.value, "9.0");
+  EXPECT_EQ(by_env->compute_capability.source, "user");
+}
+
+// An lshqqytiger cuBLAS copied into the program's folder (as ComfyUI-Zluda does) and upstream's
+// runtime: refused before anything starts, with exit code 14; the matching family launches.
+TEST_F(LaunchFamily, AProgramFolderOfTheOtherFamilyIsRefused) {
+  put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  auto plan = prepare_launch(options(upstream), {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto refused = check_families(*plan, Os::windows);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::mixed_family);
+  EXPECT_EQ(exit_code(refused.error().kind), 14);
+  EXPECT_NE(refused.error().message.find("lshqqytiger"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("cublas64_11.dll"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().hint.find("--runtime-dir"), std::string::npos);
+
+  auto same = prepare_launch(options(lshqqytiger), {});
+  ASSERT_TRUE(same);
+  EXPECT_TRUE(check_families(*same, Os::windows));
+}
+
+TEST_F(LaunchFamily, AnUnknownRuntimeDoesNotBlockByItself) {
+  put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  const fs::path unknown = dir.path() / "unknown";
+  put("upstream_library.dll", unknown / "nvcuda.dll");
+  auto plan = prepare_launch(options(unknown), {});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->runtime_family.family, family::Family::unknown);
+  EXPECT_TRUE(check_families(*plan, Os::windows));
+}
+
+}  // namespace
+}  // namespace zcuda::launch
