@@ -335,7 +335,10 @@ CommandRun setup_run(CLI::App& sub) {
     launch::RunRecord record = run_record_of(*plan, *options, *ran, started, staged);
     keep_traces(*plan, *traces_before, options->os, context, output, record);
     if (ran->exit_code != 0 && !o->no_explain) {
-      explain_if_known(*ran, explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined), context, output,
+      auto facts = explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined);
+      // A zluda_* export not found is a mixed-family failure: the explanation names the runtime's family.
+      if (plan->runtime_family.family != family::Family::unknown) facts.runtime_family = std::string(family::to_string(plan->runtime_family.family));
+      explain_if_known(*ran, facts, context, output,
                        record);
     }
     keep_run_record(record, context, output);
