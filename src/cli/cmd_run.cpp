@@ -338,8 +338,7 @@ CommandRun setup_run(CLI::App& sub) {
       auto facts = explain::machine_facts(o->launch.no_detect ? std::nullopt : std::optional(detected), quarantined);
       // A zluda_* export not found is a mixed-family failure: the explanation names the runtime's family.
       if (plan->runtime_family.family != family::Family::unknown) facts.runtime_family = std::string(family::to_string(plan->runtime_family.family));
-      explain_if_known(*ran, facts, context, output,
-                       record);
+      explain_if_known(*ran, facts, context, output, record);
     }
     keep_run_record(record, context, output);
     output.json["exit_code"] = ran->exit_code;
