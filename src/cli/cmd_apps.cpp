@@ -5,6 +5,7 @@
 #include <zcuda/apps/recognise.hpp>
 #include <zcuda/apps/setup.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/ui/table.hpp>
 
@@ -28,7 +29,7 @@ CommandOutput list_profiles(const std::vector<apps::Profile>& profiles, const Co
     out.json["profiles"].push_back(apps::to_json(p));
     std::vector<std::string> markers;
     for (const auto& m : p.recognise) markers.push_back(m.why);
-    table.add_row({context.style.bold(p.name), std::string(apps::family_word(p.family)), std::string(apps::to_string(p.launch)),
+    table.add_row({context.style.bold(p.name), std::string(family::to_string(p.family)), std::string(apps::to_string(p.launch)),
                    fmt::format("{}", fmt::join(markers, "; "))});
   }
   out.text = table.render() + "\n'zcuda apps PATH' says which profile a folder or program matches; 'zcuda run --profile NAME' picks one.\n";
@@ -46,7 +47,7 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
   std::string text = style.bold(fmt::format("{} ({})", match.profile.name, match.profile.title)) + "\n";
   text += fmt::format("  folder:     {}\n", path_to_utf8(match.root));
   for (const auto& why : match.why) text += fmt::format("  because:    {}\n", why);
-  text += fmt::format("  family:     {} ZLUDA\n", apps::family_word(match.profile.family));
+  text += fmt::format("  family:     {} ZLUDA\n", family::to_string(match.profile.family));
   if (match.torch) {
     text += fmt::format("  torch:      {} (CUDA {}) in {}, found by {}\n", match.torch->version.value_or("?"), match.torch->cuda.value_or("none"),
                         path_to_utf8(match.torch->package), match.torch->found_by);

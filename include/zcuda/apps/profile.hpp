@@ -66,9 +66,6 @@ struct Warmup {
   std::string glob;  // Kind::glob: a folder under the application's, '*' matching one name
 };
 
-// "upstream" or "lshqqytiger": the family a profile needs, as profiles spell it.
-std::string_view family_word(family::Family family);
-
 struct Profile {
   std::string name;
   std::string title;

@@ -46,8 +46,6 @@ std::string_view to_string(Check check) {
   return "none";
 }
 
-std::string_view family_word(family::Family family) { return family == family::Family::lshqqytiger ? "lshqqytiger" : "upstream"; }
-
 bool Profile::runs_on(platform::Os target) const { return os.empty() || std::find(os.begin(), os.end(), target) != os.end(); }
 
 Placement Profile::placement_on(platform::Os target) const {
@@ -57,12 +55,11 @@ Placement Profile::placement_on(platform::Os target) const {
 
 namespace {
 
-// The profile's family word. (family's own family_from_word also reads "unknown", which a
-// profile cannot need.)
-std::optional<family::Family> family_from_word(std::string_view word) {
-  if (word == "upstream") return family::Family::upstream;
-  if (word == "lshqqytiger") return family::Family::lshqqytiger;
-  return std::nullopt;
+// The family a profile needs: family's own words, less "unknown", which a profile cannot need.
+std::optional<family::Family> needed_family(std::string_view word) {
+  auto read = family::family_from_word(word);
+  if (read == family::Family::unknown) return std::nullopt;
+  return read;
 }
 
 // Each field read returns a Result; these keep the reader a list of fields rather than of checks.
@@ -101,7 +98,7 @@ class Reader {
     ZCUDA_APPS_TRY(p.title, text(j, at, "title", true));
     std::string family_word;
     ZCUDA_APPS_TRY(family_word, text(j, at, "family", true));
-    auto family = family_from_word(family_word);
+    auto family = needed_family(family_word);
     if (!family) return bad(at + ".family", fmt::format("expected upstream or lshqqytiger, got \"{}\"", family_word));
     p.family = *family;
     if (j.contains("os")) {
@@ -418,7 +415,7 @@ json to_json(const Profile& p) {
   for (const auto& s : p.environment) environment.push_back({{"name", s.name}, {"value", s.value}, {"why", s.why}, {"unless", to_string(s.unless)}});
   return {{"name", p.name},
           {"title", p.title},
-          {"family", family_word(p.family)},
+          {"family", family::to_string(p.family)},
           {"os", os},
           {"recognise", markers},
           {"runtime", p.runtime ? json(*p.runtime) : json(nullptr)},
