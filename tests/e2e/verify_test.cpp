@@ -200,6 +200,15 @@ std::filesystem::path fake_runtime(const TempDir& dir, const char* cudnn) {
   return runtime;
 }
 
+// These tests are about cuDNN's outcomes, not the HIP SDK: on Windows without one, verify would
+// predict the MIOpen dialog ZLUDA's cuDNN opens and not start the cuDNN checks, so a MIOpen.dll
+// sits beside the stand-in libraries, where ZLUDA looks first.
+std::filesystem::path fake_runtime_with_miopen(const TempDir& dir, const char* cudnn) {
+  const auto runtime = fake_runtime(dir, cudnn);
+  std::ofstream(runtime / "MIOpen.dll", std::ios::binary) << "MZ";
+  return runtime;
+}
+
 json verify_with(const TempDir& dir, const std::filesystem::path& runtime, const std::vector<std::string>& checks, const std::string& cudnn_mode) {
   std::vector<std::string> args{"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", runtime.string()};
   for (const auto& c : checks) {
@@ -280,7 +289,7 @@ TEST(Verify, PredictedZludaLoadDialogsAreNotWaitedOn) {
 // answers, and verify keeps them apart.
 TEST(Verify, FakeCudnnOutcomesAreToldApart) {
   TempDir dir;
-  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  const auto runtime = fake_runtime_with_miopen(dir, FAKE_CUDNN);
   const std::vector<std::string> checks{"cudnn.create", "cudnn.conv_forward"};
 
   auto right = verify_with(dir, runtime, checks, "right");
@@ -314,7 +323,7 @@ TEST(Verify, FakeCudnnOutcomesAreToldApart) {
 // charged, the others run again in their own processes.
 TEST(Verify, ACrashInASharedProcessCostsOnlyThatCheck) {
   TempDir dir;
-  const auto runtime = fake_runtime(dir, FAKE_CUDNN);
+  const auto runtime = fake_runtime_with_miopen(dir, FAKE_CUDNN);
   auto out = verify_with(dir, runtime, {"cudnn.conv_forward", "cudnn.conv_backward_data", "cudnn.conv_backward_filter"}, "crash");
   EXPECT_EQ(check(out, "cudnn.conv_forward")["status"], "crash");
   for (const char* name : {"cudnn.conv_backward_data", "cudnn.conv_backward_filter"}) {

@@ -97,7 +97,10 @@ TEST_F(TorchLibPlacement, ATorchLibTheInstallerPatchedIsRecognisedNotBackedUp) {
                                                                    {"nvrtc.dll", "nvrtc64_112_0.dll"},
                                                                    {"cufft.dll", "cufft64_10.dll"},
                                                                    {"cufftw.dll", "cufftw64_10.dll"}}) {
-    fs::copy_file(zluda / from, lib / to, fs::copy_options::overwrite_existing);
+    // Removed first: MinGW's copy_file takes two files of one drive for the same file (no inode
+    // numbers there) and refuses to overwrite.
+    fs::remove(lib / to);
+    fs::copy_file(zluda / from, lib / to);
   }
   const auto before = snapshot(lib);
   auto plan = stage::make_plan(options());
@@ -119,7 +122,8 @@ TEST_F(TorchLibPlacement, ATorchLibTheInstallerPatchedIsRecognisedNotBackedUp) {
 TEST_F(TorchLibPlacement, AnotherRuntimesFileIsBackedUpAndSaidToBeZluda) {
   // A ZLUDA file under a name the map gives another file: replaced (and backed up), but never
   // called an original.
-  fs::copy_file(dir / "zluda" / "cublas.dll", lib / "cusparse64_11.dll", fs::copy_options::overwrite_existing);
+  fs::remove(lib / "cusparse64_11.dll");  // as above: MinGW's copy_file will not overwrite
+  fs::copy_file(dir / "zluda" / "cublas.dll", lib / "cusparse64_11.dll");
   auto plan = stage::make_plan(options());
   ASSERT_TRUE(plan) << plan.error().message;
   const auto it =
