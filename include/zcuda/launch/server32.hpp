@@ -1,5 +1,5 @@
 #pragma once
-// ZLUDA's 32-bit CUDA (the runtime's "32" folder, for PhysX): the 32-bit nvcuda.dll does its
+// ZLUDA's 32-bit CUDA (the runtime's "32" folder, for 32-bit programs): the 32-bit nvcuda.dll does its
 // work in zluda64_server.exe, a 64-bit process it starts. It starts the one in the folder above
 // its own (<its folder>\..), and only when that cannot be started %ZLUDA64_PATH%\zluda64_server.exe;
 // the two must come from the same build (the same git commit), or the DLL gives up

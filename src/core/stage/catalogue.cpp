@@ -31,7 +31,7 @@ constexpr Family kCublasLt{"cublaslt", "cuBLASLt", "hipBLASLt", false, {}};
 constexpr Family kCusparse{"cusparse", "cuSPARSE", "rocSPARSE", false, {}};
 constexpr Family kCufft{"cufft", "cuFFT", "none (stub)", false, "ZLUDA's cuFFT answers CUFFT_NOT_SUPPORTED to every call; FFTs will fail"};
 constexpr Family kCudnn{"cudnn", "cuDNN", "MIOpen", false, {}};
-// NVIDIA's driver ships NVAPI in the system folder, loaded by name (PhysX asks it about the GPU):
+// NVIDIA's driver ships NVAPI in the system folder, loaded by name (programs ask it about the GPU):
 // ZLUDA's release serves it for 64-bit and, in its 32 folder, 32-bit programs
 // (zluda_windows/src/lib.rs, LIBRARIES; nvapi/Cargo.toml).
 constexpr Family kNvapi{"nvapi", "NVAPI", "ZLUDA (GPU queries)", true, {}};

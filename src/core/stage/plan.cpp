@@ -430,7 +430,7 @@ Result<fs::path> runtime_for_program(const PlanOptions& options) {
         ErrorKind::unsupported,
         fmt::format("{} is a 32-bit program, and this ZLUDA ({}) has no 32-bit libraries (no 32\\nvcuda.dll)", options.app, options.runtime_dir),
         "ZLUDA's 64-bit DLLs cannot load into a 32-bit program (Windows would say \"initialization routine failed\"). Use a ZLUDA "
-        "build that ships a 32 folder (vosen/ZLUDA's releases since 32-bit PhysX support), or the program's 64-bit version.");
+        "build that ships a 32 folder (some of vosen/ZLUDA's v7 previews carry one), or the program's 64-bit version.");
   }
   return folder32;
 }
