@@ -48,7 +48,7 @@ z run --runtime-dir "$LOOP" "$PY" "$D/validate-apps-train.py"
 echo "exit code $?"
 
 step "zcuda bench: native against the loopback runtime, through the pytorch profile"
-z bench --a-runtime native --a-label native --b-runtime "$LOOP" --b-label loopback --runs 3 --warmup 0 --metric 'steps_per_s ([0-9.]+)' -- "$PY" "$D/validate-apps-train.py"
+z bench --a-runtime native --a-label native --b-runtime "$LOOP" --b-label loopback --runs 6 --warmup 0 --metric 'steps_per_s ([0-9.]+)' -- "$PY" "$D/validate-apps-train.py"
 echo "exit code $?"
 
 mkdir -p "$OUT/state" && cp -r "$HOME_DIR/state/." "$OUT/state/"
