@@ -191,7 +191,7 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
     if (auto written = apps::write_check(context.home, record)) {
       out.json["saved"] = path_to_utf8(*written);
       out.text += context.style.dim("Saved to " + path_to_utf8(*written)) +
-                  (record.passed() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
+                  (record.proves_application() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
     }
   }
   out.exit_code = record.passed() ? 0 : 1;

@@ -42,6 +42,9 @@ struct CheckRecord {
   nlohmann::json facts = nlohmann::json::object();  // torch: what the script printed; fatbin: the library, its targets, the capability
 
   bool passed() const { return status == CheckStatus::pass; }
+  // Evidence for the ladder's top level (an application that loads and computes right): only a
+  // check that ran the application. The fatbin check reads files; it says the build can work.
+  bool proves_application() const { return passed() && check == Check::torch; }
 };
 void to_json(nlohmann::json& j, const CheckRecord& record);
 void from_json(const nlohmann::json& j, CheckRecord& record);
@@ -96,7 +99,7 @@ Status run_check(const CheckRun& run, CheckRecord& record);
 // Kept under home/state/apps/checks; the newest first when read.
 Result<std::filesystem::path> write_check(const home::Home& home, const CheckRecord& record);
 std::vector<CheckRecord> read_checks(const home::Home& home, std::size_t limit);
-// An application check passed on this machine: the evidence ladder's top level.
+// An application check that ran the application passed on this machine: the evidence ladder's top level.
 bool any_check_passed(const home::Home& home);
 
 }  // namespace zcuda::apps

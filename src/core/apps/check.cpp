@@ -162,7 +162,7 @@ std::vector<CheckRecord> read_checks(const home::Home& home, std::size_t limit) 
 }
 
 bool any_check_passed(const home::Home& home) {
-  return std::ranges::any_of(read_checks(home, 50), [](const CheckRecord& r) { return r.passed(); });
+  return std::ranges::any_of(read_checks(home, 50), [](const CheckRecord& r) { return r.proves_application(); });
 }
 
 }  // namespace zcuda::apps

@@ -64,11 +64,8 @@ json targets_json(const std::vector<binfmt::FatbinImage>& images) {
     binfmt::FatbinImage image;
     image.kind = kind;
     image.arch = arch;
-    out.push_back({{"target", image.target()},
-                   {"kind", to_string(kind)},
-                   {"arch", arch},
-                   {"compression", to_string(compression)},
-                   {"images", count}});
+    out.push_back(
+        {{"target", image.target()}, {"kind", to_string(kind)}, {"arch", arch}, {"compression", to_string(compression)}, {"images", count}});
   }
   return out;
 }
@@ -92,11 +89,14 @@ std::string hint_for(const std::vector<std::uint32_t>& ptx_archs, const Reported
   } else {
     hint += "Rebuild";
   }
-  hint += fmt::format(" llama.cpp with a lower -DCMAKE_CUDA_ARCHITECTURES that keeps PTX (a plain number such as \"{}\" embeds PTX and a cubin; "
-                      "\"NN-real\" embeds no PTX)",
-                      cc.value() >= 75 ? 75 : cc.value());
+  hint += fmt::format(
+      " llama.cpp with a lower -DCMAKE_CUDA_ARCHITECTURES that keeps PTX (a plain number such as \"{}\" embeds PTX and a cubin; "
+      "\"NN-real\" embeds no PTX)",
+      cc.value() >= 75 ? 75 : cc.value());
   if (!reads_cc && facts) hint += fmt::format("; this {} runtime reads no variable that changes its {}", to_string(facts->family), cc.text());
-  hint += ". -DGGML_CUDA_FORCE_CUBLAS=true sends matrix products to cuBLAS (ZLUDA's rocBLAS) instead of ggml's own kernels (upstream's docs/src/llama_cpp.md).";
+  hint +=
+      ". -DGGML_CUDA_FORCE_CUBLAS=true sends matrix products to cuBLAS (ZLUDA's rocBLAS) instead of ggml's own kernels (upstream's "
+      "docs/src/llama_cpp.md).";
   return hint;
 }
 

@@ -20,7 +20,8 @@ Status run_check(const CheckRun& run, CheckRecord& record) {
       run_fatbin_check(*run.match, run.app, reported_cc(run.family, run.environment, run.os), run.family, record);
       return {};
     case Check::physx:
-      return fail(ErrorKind::unsupported, fmt::format("profile {}'s check (physx: PhysX System Software installed) is not built into this zcuda yet", profile.name),
+      return fail(ErrorKind::unsupported,
+                  fmt::format("profile {}'s check (physx: PhysX System Software installed) is not built into this zcuda yet", profile.name),
                   "Nothing was checked; docs/apps.md says what the game needs.");
     case Check::none:
       break;

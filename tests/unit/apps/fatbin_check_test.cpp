@@ -137,10 +137,18 @@ TEST(RunCheck, TheRecordKeepsItsCheckKindAndOldRecordsReadAsTorch) {
   auto back = parse_record<CheckRecord>(nlohmann::json(r), "record");
   ASSERT_TRUE(back);
   EXPECT_EQ(back->check, Check::fatbin);
-  auto old = parse_record<CheckRecord>(nlohmann::json{{"profile", "p"}, {"app", "a"}, {"runtime", "r"}, {"started_utc", "t"}, {"status", "pass"}},
-                                       "record");
+  auto old =
+      parse_record<CheckRecord>(nlohmann::json{{"profile", "p"}, {"app", "a"}, {"runtime", "r"}, {"started_utc", "t"}, {"status", "pass"}}, "record");
   ASSERT_TRUE(old);
   EXPECT_EQ(old->check, Check::torch);
+  // A passing fatbin check read files; it is no evidence that the application computes right.
+  TempDir dir;
+  auto home = home::resolve_home(dir.path());
+  ASSERT_TRUE(home);
+  ASSERT_EQ(r.status, CheckStatus::pass);
+  ASSERT_TRUE(write_check(*home, r));
+  EXPECT_FALSE(any_check_passed(*home));
+  EXPECT_EQ(read_checks(*home, 5).at(0).check, Check::fatbin);
 }
 
 }  // namespace
