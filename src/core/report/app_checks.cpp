@@ -80,10 +80,12 @@ std::string app_checks_markdown(const json& report) {
     body += fmt::format("| {} | `{}` | {} | {} | **{}** | {} | {} |\n", text(c, "started_utc"), cell(text(c, "app")), text(c, "profile"),
                         text(c, "check"), text(c, "status"), cell(c.value("reason", "")), cell(facts));
   }
-  if (body.empty()) return fmt::format("<details><summary>Application checks</summary>\n\n{}\n</details>\n\n", "`zcuda verify --app` has not been run.");
-  return fmt::format("<details><summary>Application checks</summary>\n\n| when | app | profile | check | status | reason | facts |\n"
-                     "|---|---|---|---|---|---|---|\n{}\n</details>\n\n",
-                     body);
+  if (body.empty())
+    return fmt::format("<details><summary>Application checks</summary>\n\n{}\n</details>\n\n", "`zcuda verify --app` has not been run.");
+  return fmt::format(
+      "<details><summary>Application checks</summary>\n\n| when | app | profile | check | status | reason | facts |\n"
+      "|---|---|---|---|---|---|---|\n{}\n</details>\n\n",
+      body);
 }
 
 }  // namespace zcuda::report
