@@ -181,6 +181,7 @@ Result<std::vector<FatbinImage>> walk(const ByteSource& source, Span span) {
   if (!end || *end > reader.size()) return bad_fatbin(span.offset, "its section runs past the end of the file");
   std::vector<FatbinImage> images;
   std::uint64_t at = span.offset;
+  std::size_t headers = 0;
   while (*end - at >= 16) {
     auto magic = reader.get<std::uint32_t>(at);
     if (!magic) return bad_fatbin(at, "truncated");
@@ -188,6 +189,7 @@ Result<std::vector<FatbinImage>> walk(const ByteSource& source, Span span) {
       at += 8;
       continue;
     }
+    if (++headers > kMaxImages) return bad_fatbin(at, fmt::format("more than {} fat binaries", kMaxImages));
     if (*magic != kFatbinMagic)
       return bad_fatbin(at, fmt::format("magic {:#010x} where a fat binary header ({:#010x}) belongs", *magic, kFatbinMagic));
     auto version = reader.get<std::uint16_t>(at + 4);
