@@ -11,6 +11,8 @@
 namespace zcuda::test {
 namespace {
 
+namespace fs = std::filesystem;
+
 Result<bool> check(const std::string& bytes) {
   binfmt::MemorySource source(std::as_bytes(std::span(bytes.data(), bytes.size())));
   return binfmt::has_fatbin(source);
@@ -82,6 +84,23 @@ TEST(FatbinImages, APeDllsNvFatbSectionListsEveryImagePastItsFilePadding) {
   auto images = images_of(pe_with_sections({".text", ".nv_fatb"}, fatbin_with({{1, 52, false, ".target sm_52"}, {2, 120, false, "cubin"}})));
   ASSERT_TRUE(images) << images.error().message;
   EXPECT_EQ(summary(*images), (std::vector<std::string>{"compute_52/ptx/none", "sm_120/cubin/none"}));
+}
+
+// DLLs MinGW's linker built (pe/fatbin_dll.c), 64- and 32-bit: the section as a linker lays it out.
+TEST(FatbinImages, MinGwBuiltDllsWithANvFatbSection) {
+  int found = 0;
+  for (const char* arch : {"x86_64", "i686"}) {
+    const fs::path dll = fs::path(ZCUDA_TEST_PE_DIR) / arch / "kernels.dll";
+    if (!fs::exists(dll)) continue;
+    ++found;
+    auto images = binfmt::file_fatbin_images(dll);
+    ASSERT_TRUE(images) << arch << ": " << images.error().message;
+    EXPECT_EQ(summary(*images), (std::vector<std::string>{"compute_75/ptx/none", "sm_86/cubin/none"})) << arch;
+    auto plain = binfmt::file_fatbin_images(fs::path(ZCUDA_TEST_PE_DIR) / arch / "nvcuda.dll");
+    ASSERT_TRUE(plain) << plain.error().message;
+    EXPECT_TRUE(plain->empty());
+  }
+  if (found == 0) GTEST_SKIP() << "no MinGW-w64 cross compiler: no PE test files";
 }
 
 TEST(FatbinImages, AStandaloneFatbinFileOnDisk) {

@@ -32,7 +32,7 @@ std::vector<fs::path> seeds() {
   std::vector<fs::path> out = {"/bin/ls", ZCUDA_TEST_ELF_APP, ZCUDA_TEST_ELF_LIB};
   if (fs::exists("/lib/x86_64-linux-gnu/libstdc++.so.6")) out.push_back("/lib/x86_64-linux-gnu/libstdc++.so.6");
   for (const char* arch : {"x86_64", "i686"}) {
-    for (const char* name : {"app.exe", "app_delay.exe", "nvcuda.dll"}) {
+    for (const char* name : {"app.exe", "app_delay.exe", "nvcuda.dll", "kernels.dll"}) {
       fs::path p = fs::path(ZCUDA_TEST_PE_DIR) / arch / name;
       if (fs::exists(p)) out.push_back(p);
     }
