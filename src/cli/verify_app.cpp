@@ -166,13 +166,13 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   run.family = app->match.profile.family;
   run.environment = platform::current_environment();
   run.timeout = std::chrono::seconds(o.timeout);
-  if (auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home); runtime && runtime->dir) {
-    record.runtime = path_to_utf8(*runtime->dir);
+  auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
+  if (!runtime) return std::unexpected(runtime.error());
+  record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
+  if (runtime->dir) {
     if (auto identity = family::identify_runtime(*runtime->dir, platform::current_os()); identity && identity->family != family::Family::unknown) {
       run.family = identity->family;
     }
-  } else if (runtime) {
-    record.runtime = "native";
   }
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
     auto script = write_script(context);

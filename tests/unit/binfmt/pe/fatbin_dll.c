@@ -18,9 +18,12 @@ struct fatbin {
   struct image images[2];
 };
 
-__attribute__((section(".nv_fatb"), used, aligned(8))) const struct fatbin kernels = {
-    0xBA55ED50u, 1, 16, sizeof(struct image) * 2,
-    {{1, 0x101, 80, 16, 0, 0, 0, 0, 75, 0, 0, 0x41, 0, 14, {0}, ".target sm_75"},
-     {2, 0x101, 80, 16, 0, 0, 0, 0, 86, 0, 0, 0x41, 0, 16, {0}, "machine code.."}}};
+__attribute__((section(".nv_fatb"), used, aligned(8)))
+const struct fatbin kernels = {0xBA55ED50u,
+                               1,
+                               16,
+                               sizeof(struct image) * 2,
+                               {{1, 0x101, 80, 16, 0, 0, 0, 0, 75, 0, 0, 0x41, 0, 14, {0}, ".target sm_75"},
+                                {2, 0x101, 80, 16, 0, 0, 0, 0, 86, 0, 0, 0x41, 0, 16, {0}, "machine code.."}}};
 
 __declspec(dllexport) int kernels_size(void) { return (int)sizeof kernels; }
