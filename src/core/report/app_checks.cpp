@@ -78,7 +78,7 @@ std::string app_checks_markdown(const json& report) {
                           f.value("cuda_available", false) ? "available" : "unavailable", text(f, "device"));
     }
     body += fmt::format("| {} | `{}` | {} | {} | **{}** | {} | {} |\n", text(c, "started_utc"), cell(text(c, "app")), text(c, "profile"),
-                        text(c, "check"), text(c, "status"), cell(c.value("reason", "")), cell(facts));
+                        text(c, "check"), text(c, "status"), cell(c.value("reason", "").empty() ? "—" : c.value("reason", "")), cell(facts));
   }
   if (body.empty())
     return fmt::format("<details><summary>Application checks</summary>\n\n{}\n</details>\n\n", "`zcuda verify --app` has not been run.");
