@@ -101,6 +101,31 @@ TEST(FatbinCheck, FailsWithOnlyHigherPtxOrCubinsAndSaysWhatToDo) {
   EXPECT_EQ(std::string(c.facts["hint"]).find("ZLUDA_CC="), std::string::npos);
 }
 
+// A Windows build: ggml-cuda.dll under bin/, its fat binaries in the PE section .nv_fatb.
+TEST(FatbinCheck, ReadsAWindowsBuildsGgmlCudaDll) {
+  TempDir dir;
+  test::write_file(dir / "bin" / "ggml-cuda.dll",
+                   test::pe_with_sections({".text", ".nv_fatb"}, test::fatbin_with({{1, 80, false, ".target sm_80"}})));
+  Match match;
+  match.profile = profile("llama-cpp");
+  match.root = dir.path();
+  CheckRun run;
+  run.match = &match;
+  run.app = dir.path();
+  run.os = platform::Os::windows;
+  run.environment = {{"zluda_cc", "7.5"}};  // Windows variable names ignore case
+  CheckRecord r;
+  ASSERT_TRUE(run_check(run, r));
+  EXPECT_EQ(r.status, CheckStatus::fail) << r.reason;
+  EXPECT_EQ(r.facts["compute_capability_from"], "ZLUDA_CC=7.5");
+  EXPECT_NE(r.facts["library"].get<std::string>().find("ggml-cuda.dll"), std::string::npos);
+  run.environment = {};
+  CheckRecord at_default;
+  ASSERT_TRUE(run_check(run, at_default));
+  EXPECT_EQ(at_default.status, CheckStatus::pass) << at_default.reason;
+  EXPECT_EQ(at_default.facts["ptx_used"], "compute_80");
+}
+
 TEST(FatbinCheck, AMissingOrMalformedLibraryIsAnErrorNotAPass) {
   LlamaTree tree(test::fatbin_with({{1, 75}}) + "JUNKJUNKJUNKJUNKJUNK");
   EXPECT_EQ(checked(tree, {}).status, CheckStatus::error);
