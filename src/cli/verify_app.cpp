@@ -8,6 +8,7 @@
 #include <zcuda/apps/check.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/version.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
@@ -43,16 +44,6 @@ Result<AppLaunch> app_to_check(const VerifyAppOptions& o, const detect::Profile&
     return fail(ErrorKind::not_found, fmt::format("{} matches no application profile", path_to_utf8(o.app)),
                 "zcuda apps PATH says why; --profile NAME picks one.");
   }
-  if (match->profile.check != apps::Check::torch) {
-    return fail(ErrorKind::unsupported,
-                fmt::format("profile {}'s check ({}) is not one verify --app runs; it runs the torch check", match->profile.name,
-                            apps::to_string(match->profile.check)),
-                "docs/apps.md says how each application is checked.");
-  }
-  if (!match->torch) {
-    return fail(ErrorKind::not_found, fmt::format("no Python interpreter with torch was found for {}", path_to_utf8(o.app)),
-                "Give the interpreter itself (venv/bin/python, venv\\Scripts\\python.exe).");
-  }
   return AppLaunch{*match, apps::setup_for(*match, platform::current_os(), machine_facts(detected))};
 }
 
@@ -72,6 +63,10 @@ Result<fs::path> write_script(const Context& context) {
 // The launch `zcuda run` would make, with the script in place of the application's own.
 Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
                                         const Context& context, std::string& runtime_word) {
+  if (!app.match.torch) {
+    return fail(ErrorKind::not_found, fmt::format("no Python interpreter with torch was found for {}", path_to_utf8(o.app)),
+                "Give the interpreter itself (venv/bin/python, venv\\Scripts\\python.exe).");
+  }
   LaunchFlags flags;
   launch::Options options = launch_options(flags, path_to_utf8(app.match.torch->interpreter), {path_to_utf8(script)}, detected);
   auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
@@ -88,7 +83,37 @@ Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaun
   return launch::prepare_launch(options, platform::current_environment());
 }
 
+std::string result_line(const apps::CheckRecord& r, const Context& context) {
+  const std::string status(apps::to_string(r.status));
+  return "\n" + context.style.bold("Result: ") + (r.passed() ? context.style.green(status) : context.style.red(status)) +
+         (r.reason.empty() ? "" : ": " + r.reason) + "\n";
+}
+
+std::string describe_fatbin(const apps::CheckRecord& r, const Context& context) {
+  const auto& f = r.facts;
+  std::string text = fmt::format("Application: {} (profile {})\n", r.app, r.profile);
+  if (f.contains("library")) text += fmt::format("Library:     {}\n", f["library"].get<std::string>());
+  text += fmt::format("ZLUDA reports compute capability {} ({})\n", f.value("compute_capability", "?"), f.value("compute_capability_from", "?"));
+  if (f.contains("compute_capability_note")) text += context.style.dim("  " + f["compute_capability_note"].get<std::string>()) + "\n";
+  if (f.contains("targets")) {
+    ui::Table table({"TARGET", "KIND", "COMPRESSED", "IMAGES", "ZLUDA"});
+    for (const auto& t : f["targets"]) {
+      const bool ptx = t.value("kind", "") == "ptx";
+      const bool used = f.contains("ptx_used") && f["ptx_used"] == t["target"];
+      table.add_row({t.value("target", "?"), t.value("kind", "?"), t.value("compression", "none"), std::to_string(t.value("images", 0)),
+                     used  ? context.style.green("compiles this")
+                     : ptx ? "above the capability"
+                           : "cannot run (machine code)"});
+    }
+    text += "\n" + table.render();
+  }
+  text += result_line(r, context);
+  if (f.contains("hint")) text += context.style.bold("Hint: ") + f["hint"].get<std::string>() + "\n";
+  return text;
+}
+
 std::string describe(const apps::CheckRecord& r, const Context& context) {
+  if (r.check == apps::Check::fatbin) return describe_fatbin(r, context);
   const auto& style = context.style;
   const auto& f = r.facts;
   std::string text;
@@ -115,8 +140,7 @@ std::string describe(const apps::CheckRecord& r, const Context& context) {
     if (f["libraries"].empty()) text += "  (none)\n";
     for (const auto& l : f["libraries"]) text += "  " + l.get<std::string>() + "\n";
   }
-  const std::string status(apps::to_string(r.status));
-  text += "\n" + style.bold("Result: ") + (r.passed() ? style.green(status) : style.red(status)) + (r.reason.empty() ? "" : ": " + r.reason) + "\n";
+  text += result_line(r, context);
   return text;
 }
 
@@ -134,21 +158,40 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   record.flavour_problem = app->setup.flavour_problem;
   // Named before anything runs; the check still runs, so its evidence shows what happens.
   if (record.flavour_problem && !context.options.quiet) context.notices.print(ui::NoticeKind::warning, *record.flavour_problem);
-  auto script = write_script(context);
-  if (!script) return std::unexpected(script.error());
-  auto plan = check_launch(o, *app, *script, detected, context, record.runtime);
-  if (!plan) return std::unexpected(plan.error());
-  if (auto ran = apps::run_torch_check(*plan, std::chrono::seconds(o.timeout), record); !ran) return std::unexpected(ran.error());
+  // The family of the runtime the application would get (the fatbin check's capability).
+  std::optional<launch::LaunchPlan> plan;
+  apps::CheckRun run;
+  run.match = &app->match;
+  run.app = o.app;
+  run.family = app->match.profile.family;
+  run.environment = platform::current_environment();
+  run.timeout = std::chrono::seconds(o.timeout);
+  auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
+  if (!runtime) return std::unexpected(runtime.error());
+  record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
+  if (runtime->dir) {
+    if (auto identity = family::identify_runtime(*runtime->dir, platform::current_os()); identity && identity->family != family::Family::unknown) {
+      run.family = identity->family;
+    }
+  }
+  run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
+    auto script = write_script(context);
+    if (!script) return std::unexpected(script.error());
+    auto made = check_launch(o, *app, *script, detected, context, record.runtime);
+    if (made) plan = *made;
+    return made;
+  };
+  if (auto ran = apps::run_check(run, record); !ran) return std::unexpected(ran.error());
 
   CommandOutput out;
   out.json = record;
-  out.json["launch"] = launch::to_json(*plan);
+  if (plan) out.json["launch"] = launch::to_json(*plan);
   out.text = describe(record, context);
   if (context.home_usable) {
     if (auto written = apps::write_check(context.home, record)) {
       out.json["saved"] = path_to_utf8(*written);
       out.text += context.style.dim("Saved to " + path_to_utf8(*written)) +
-                  (record.passed() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
+                  (record.proves_application() ? context.style.dim("; the evidence ladder counts it (application verified)") : "") + "\n";
     }
   }
   out.exit_code = record.passed() ? 0 : 1;

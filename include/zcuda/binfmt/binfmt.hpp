@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zcuda/base/error.hpp>
@@ -73,11 +74,38 @@ Result<std::optional<Imports>> read_imports(const std::filesystem::path& file);
 
 // CUDA device code (for `zcuda warmup`): an ELF section named ".nv_fatbin", a PE section named
 // ".nv_fatb" (PE keeps 8 bytes of a section name; NVCC's Windows output uses that name), or a
-// file that is a fatbin itself (magic 0x466243B1 at its start). Malformed headers are errors.
-inline constexpr std::uint32_t kFatbinMagic = 0x466243B1;
+// file that is a fat binary itself (nvcc -fatbin: the header magic at its start). Malformed
+// headers are errors. The magics are upstream ZLUDA's (cuda_types/src/dark_api.rs): the fat
+// binary header that starts the data, and the __fatBinC_Wrapper_t that points at it from the
+// host code (.nvFatBinSegment), never at the start of a file.
+inline constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+inline constexpr std::uint32_t kFatbinWrapperMagic = 0x466243B1;
 Result<bool> has_fatbin(const ByteSource& source);
 // false for a file that is neither PE, ELF nor a fatbin.
 Result<bool> file_has_fatbin(const std::filesystem::path& file);
+
+// One image of a fat binary, from its entry header (FatbinFileHeader in upstream's
+// cuda_types/src/dark_api.rs; walked as dark_api/src/fatbin.rs walks it): PTX text for a
+// virtual architecture (compute_86), or machine code (an ELF cubin) for one real GPU (sm_86).
+enum class ImageKind { ptx, cubin, other };
+std::string_view to_string(ImageKind kind);  // "ptx", "cubin", "other"
+enum class Compression { none, lz4, zstd };
+std::string_view to_string(Compression compression);  // "none", "lz4", "zstd"
+
+struct FatbinImage {
+  ImageKind kind = ImageKind::other;
+  std::uint32_t arch = 0;  // sm_version: 86 for sm_86 / compute_86
+  Compression compression = Compression::none;
+  std::uint64_t size = 0;  // the bytes it takes in the file (compressed when compressed)
+  bool is_64bit = false;
+  // "compute_86" for PTX, "sm_86" for a cubin.
+  std::string target() const;
+};
+
+// Every image of every fat binary in the file's .nv_fatbin / .nv_fatb section, or of the
+// fatbin file itself, in file order; empty when there is none. Malformed headers are errors.
+Result<std::vector<FatbinImage>> fatbin_images(const ByteSource& source);
+Result<std::vector<FatbinImage>> file_fatbin_images(const std::filesystem::path& file);
 
 }  // namespace zcuda::binfmt
 

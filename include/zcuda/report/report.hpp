@@ -26,6 +26,7 @@ struct CollectOptions {
   bool hash_installed_files = true;  // re-hash installed files against their receipts
   std::size_t max_runs = 10;         // most recent run records included
   std::size_t max_benches = 5;       // most recent bench records included
+  std::size_t max_app_checks = 10;   // most recent application checks (verify --app) included
   // Whether an application bench with an output check has passed on this machine: the evidence
   // for the ladder's top level, which verify cannot see. Whoever knows sets it.
   bool application_verified = false;

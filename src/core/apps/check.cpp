@@ -56,7 +56,8 @@ std::string_view to_string(CheckStatus status) {
 }
 
 void to_json(json& j, const CheckRecord& r) {
-  j = {{"profile", r.profile},
+  j = {{"check", to_string(r.check)},
+       {"profile", r.profile},
        {"app", r.app},
        {"runtime", r.runtime},
        {"started_utc", r.started_utc},
@@ -68,6 +69,10 @@ void to_json(json& j, const CheckRecord& r) {
 }
 
 void from_json(const json& j, CheckRecord& r) {
+  const std::string check = j.value("check", "torch");
+  auto kind = enum_from_word(check, {Check::torch, Check::fatbin, Check::physx, Check::none});
+  if (!kind) throw json::other_error::create(501, "unknown check \"" + check + "\"", &j);
+  r.check = *kind;
   j.at("profile").get_to(r.profile);
   j.at("app").get_to(r.app);
   j.at("runtime").get_to(r.runtime);
@@ -157,7 +162,7 @@ std::vector<CheckRecord> read_checks(const home::Home& home, std::size_t limit) 
 }
 
 bool any_check_passed(const home::Home& home) {
-  return std::ranges::any_of(read_checks(home, 50), [](const CheckRecord& r) { return r.passed(); });
+  return std::ranges::any_of(read_checks(home, 50), [](const CheckRecord& r) { return r.proves_application(); });
 }
 
 }  // namespace zcuda::apps

@@ -100,20 +100,34 @@ Result<std::optional<Imports>> read_imports(const fs::path& file) {
   return std::optional<Imports>(std::move(*imports));
 }
 
-Result<bool> file_has_fatbin(const fs::path& file) {
+namespace {
+
+// Runs `read` over the file's bytes; its errors name the file.
+template <class Read>
+auto read_file_with(const fs::path& file, Read&& read) -> decltype(read(std::declval<const ByteSource&>())) {
   std::error_code ec;
   const auto size = fs::file_size(file, ec);
   if (ec) return std::unexpected(io_error("read", file, ec));
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::unexpected(io_error("open", file, std::error_code(errno, std::generic_category())));
   FileSource source(in, size);
-  auto found = has_fatbin(source);
+  auto found = read(source);
   if (!found) {
     Error error = std::move(found.error());
     error.message = fmt::format("{}: {}", file, error.message);
     return std::unexpected(std::move(error));
   }
-  return *found;
+  return found;
+}
+
+}  // namespace
+
+Result<bool> file_has_fatbin(const fs::path& file) {
+  return read_file_with(file, [](const ByteSource& s) { return has_fatbin(s); });
+}
+
+Result<std::vector<FatbinImage>> file_fatbin_images(const fs::path& file) {
+  return read_file_with(file, [](const ByteSource& s) { return fatbin_images(s); });
 }
 
 }  // namespace zcuda::binfmt

@@ -24,6 +24,8 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 
+#include "app_checks.hpp"
+
 namespace zcuda::report {
 
 namespace fs = std::filesystem;
@@ -180,7 +182,8 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["installs"] = installs_section(options);
   report["verify"] = verify_section(options);
   report["bench"] = bench_section(options);
-  report["application_verified"] = options.application_verified || bench::any_output_verified(options.home);
+  report["app_checks"] = app_checks_section(options);
+  report["application_verified"] = options.application_verified || bench::any_output_verified(options.home) || any_app_check_passed(options);
   report["level"] = evidence_level(report);
   report["runs"] = runs_section(options);
   report["environment"] = environment_section(options.environment, options.redact);

@@ -1,6 +1,8 @@
 // Markdown for a GitHub issue: a short summary table, then collapsible <details> sections.
 #include <zcuda/report/report.hpp>
 
+#include "app_checks.hpp"
+
 #include <map>
 
 #include <fmt/format.h>
@@ -195,6 +197,7 @@ std::string render_markdown(const nlohmann::json& r) {
     }
   }
   out += details("Application benchmarks (zcuda bench)", benches.empty() ? "No bench records." : benches);
+  out += app_checks_markdown(r);
 
   const auto& env = r.value("environment", nlohmann::json::object());
   std::string env_text = "```\n";

@@ -5,10 +5,13 @@
 #include <zcuda/base/path_text.hpp>
 
 #include "binfmt/section_builder.hpp"
+#include "fatbin.hpp"  // src/probe: the PTX fatbin the probe builds, byte for byte as NVIDIA's fatbinary
 #include "support/temp_dir.hpp"
 
 namespace zcuda::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 Result<bool> check(const std::string& bytes) {
   binfmt::MemorySource source(std::as_bytes(std::span(bytes.data(), bytes.size())));
@@ -37,6 +40,103 @@ TEST(Fatbin, AFatbinFileItselfIsFoundAndOtherFilesAreNot) {
   EXPECT_TRUE(check(fatbin_bytes()).value());
   EXPECT_FALSE(check("#!/bin/sh\necho hello\n").value());
   EXPECT_FALSE(check("").value());
+  // The wrapper's magic belongs to host data that points at a fat binary, never at a file's start.
+  std::string wrapper;
+  put_le(wrapper, 0, binfmt::kFatbinWrapperMagic, 4);
+  put_le(wrapper, 4, 1, 4);
+  put_le(wrapper, 8, 0, 16);
+  EXPECT_FALSE(check(wrapper).value());
+}
+
+Result<std::vector<binfmt::FatbinImage>> images_of(const std::string& bytes) {
+  binfmt::MemorySource source(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  return binfmt::fatbin_images(source);
+}
+
+std::vector<std::string> summary(const std::vector<binfmt::FatbinImage>& images) {
+  std::vector<std::string> out;
+  for (const auto& i : images) out.push_back(i.target() + "/" + std::string(to_string(i.kind)) + "/" + std::string(to_string(i.compression)));
+  return out;
+}
+
+// Two translation units' fat binaries in one section, 8-byte aligned with zeros between, as a
+// library built by nvcc holds them.
+std::string two_fatbins() {
+  std::string first = fatbin_with({{2, 61, false, std::string(13, 'e')}, {1, 75, false, ".target sm_75"}});
+  first += std::string(8, '\0');
+  return first + fatbin_with({{2, 86, true, std::string(40, 'z')}, {1, 89, true, ".target sm_89"}});
+}
+
+const std::vector<std::string> kTwoFatbins = {"sm_61/cubin/none", "compute_75/ptx/none", "sm_86/cubin/lz4", "compute_89/ptx/lz4"};
+
+TEST(FatbinImages, AnElfLibrarysNvFatbinSectionListsEveryImage) {
+  auto images = images_of(elf_with_sections({".text", ".nv_fatbin"}, two_fatbins()));
+  ASSERT_TRUE(images) << images.error().message;
+  EXPECT_EQ(summary(*images), kTwoFatbins);
+  EXPECT_TRUE(images->front().is_64bit);
+  auto none = images_of(elf_with_sections({".text", ".data"}));
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(FatbinImages, APeDllsNvFatbSectionListsEveryImagePastItsFilePadding) {
+  // The builder pads each section's raw data to 0x200 bytes, as the file alignment does.
+  auto images = images_of(pe_with_sections({".text", ".nv_fatb"}, fatbin_with({{1, 52, false, ".target sm_52"}, {2, 120, false, "cubin"}})));
+  ASSERT_TRUE(images) << images.error().message;
+  EXPECT_EQ(summary(*images), (std::vector<std::string>{"compute_52/ptx/none", "sm_120/cubin/none"}));
+}
+
+// DLLs MinGW's linker built (pe/fatbin_dll.c), 64- and 32-bit: the section as a linker lays it out.
+TEST(FatbinImages, MinGwBuiltDllsWithANvFatbSection) {
+  int found = 0;
+  for (const char* arch : {"x86_64", "i686"}) {
+    const fs::path dll = fs::path(ZCUDA_TEST_PE_DIR) / arch / "kernels.dll";
+    if (!fs::exists(dll)) continue;
+    ++found;
+    auto images = binfmt::file_fatbin_images(dll);
+    ASSERT_TRUE(images) << arch << ": " << images.error().message;
+    EXPECT_EQ(summary(*images), (std::vector<std::string>{"compute_75/ptx/none", "sm_86/cubin/none"})) << arch;
+    auto plain = binfmt::file_fatbin_images(fs::path(ZCUDA_TEST_PE_DIR) / arch / "nvcuda.dll");
+    ASSERT_TRUE(plain) << plain.error().message;
+    EXPECT_TRUE(plain->empty());
+  }
+  if (found == 0) GTEST_SKIP() << "no MinGW-w64 cross compiler: no PE test files";
+}
+
+TEST(FatbinImages, AStandaloneFatbinFileOnDisk) {
+  TempDir dir;
+  write_file(dir / "kernels.fatbin", two_fatbins());
+  write_file(dir / "notes.txt", "text");
+  auto images = binfmt::file_fatbin_images(dir / "kernels.fatbin");
+  ASSERT_TRUE(images) << images.error().message;
+  EXPECT_EQ(summary(*images), kTwoFatbins);
+  EXPECT_TRUE(binfmt::file_fatbin_images(dir / "notes.txt").value().empty());
+  EXPECT_FALSE(binfmt::file_fatbin_images(dir / "missing.fatbin"));
+}
+
+// The probe's builder writes what NVIDIA's fatbinary writes (tests/unit/verify compares them).
+TEST(FatbinImages, ReadsTheProbesToolExactPtxFatbin) {
+  const std::vector<probe::PtxImage> ptx = {{75, 8, 0, ".version 8.0\n.target sm_75\n"}, {86, 8, 0, ".version 8.0\n.target sm_86\n"}};
+  const auto bytes = probe::build_ptx_fatbin(ptx, false);
+  auto images = images_of(std::string(bytes.begin(), bytes.end()));
+  ASSERT_TRUE(images) << images.error().message;
+  EXPECT_EQ(summary(*images), (std::vector<std::string>{"compute_75/ptx/none", "compute_86/ptx/none"}));
+}
+
+TEST(FatbinImages, MalformedFatbinsAreErrorsNotCrashes) {
+  std::string wrong_version = fatbin_with({{1, 86}});
+  put_le(wrong_version, 16 + 2, 0x200, 2);
+  auto v = images_of(wrong_version);
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(v.error().message.find("version"), std::string::npos) << v.error().message;
+  std::string too_long = fatbin_with({{1, 86}});
+  put_le(too_long, 16 + 8, 1u << 30, 4);  // a payload far past the end
+  EXPECT_FALSE(images_of(too_long));
+  std::string garbage = fatbin_with({{1, 86}}) + "JUNKJUNKJUNKJUNKJUNK";
+  EXPECT_FALSE(images_of(elf_with_sections({".nv_fatbin"}, garbage)));
+  const std::string whole = elf_with_sections({".nv_fatbin"}, two_fatbins());
+  for (std::size_t n = 0; n < whole.size(); n += 5) (void)images_of(whole.substr(0, n));
 }
 
 TEST(Fatbin, MalformedSectionTablesAreErrorsNotCrashes) {

@@ -1,5 +1,6 @@
-// The fuzz entry point, with libFuzzer's signature: parse any bytes as PE and as ELF. It must
-// return (an Imports or an Error) for every input; ASan/UBSan catch anything else.
+// The fuzz entry point, with libFuzzer's signature: parse any bytes as PE and as ELF, and walk
+// their fat binaries. It must return (a value or an Error) for every input; ASan/UBSan catch
+// anything else.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -17,5 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (auto* r : {&pe, &elf, &any}) {
     if (*r) names += (*r)->needed.size() + (*r)->delay_needed.size() + (*r)->runpath.size();
   }
+  auto images = fatbin_images(source);
+  if (images) names += images->size();
   return names > SIZE_MAX - 1 ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "binfmt/section_builder.hpp"
 #include "support/temp_dir.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
@@ -31,7 +32,7 @@ std::vector<fs::path> seeds() {
   std::vector<fs::path> out = {"/bin/ls", ZCUDA_TEST_ELF_APP, ZCUDA_TEST_ELF_LIB};
   if (fs::exists("/lib/x86_64-linux-gnu/libstdc++.so.6")) out.push_back("/lib/x86_64-linux-gnu/libstdc++.so.6");
   for (const char* arch : {"x86_64", "i686"}) {
-    for (const char* name : {"app.exe", "app_delay.exe", "nvcuda.dll"}) {
+    for (const char* name : {"app.exe", "app_delay.exe", "nvcuda.dll", "kernels.dll"}) {
       fs::path p = fs::path(ZCUDA_TEST_PE_DIR) / arch / name;
       if (fs::exists(p)) out.push_back(p);
     }
@@ -105,6 +106,24 @@ TEST(BinfmtFuzz, MutatedRealBinariesNeverCrash) {
   }
   RecordProperty("runs", static_cast<int>(runs));
   EXPECT_GE(runs, static_cast<std::size_t>(n) * 3);  // at least the small seeds ran in full
+}
+
+// Fat binaries in an ELF section, in a PE section and alone, mutated: the image walk must stop
+// on every count, size and offset a hostile file can hold.
+TEST(BinfmtFuzz, MutatedFatBinariesNeverCrash) {
+  std::mt19937_64 rng(0xfa7b1u);
+  const std::string fatbin = test::fatbin_with({{2, 86, false, "cubin"}, {1, 75, true, ".target sm_75"}, {1, 86, false, ".target sm_86"}});
+  const int n = iterations();
+  for (const std::string& seed : {fatbin + std::string(8, '\0') + fatbin, test::elf_with_sections({".text", ".nv_fatbin"}, fatbin),
+                                  test::pe_with_sections({".text", ".nv_fatb"}, fatbin)}) {
+    const std::vector<std::uint8_t> original(seed.begin(), seed.end());
+    for (int i = 0; i < n; ++i) {
+      auto copy = original;
+      mutate(copy, rng);
+      LLVMFuzzerTestOneInput(copy.data(), copy.size());
+    }
+  }
+  SUCCEED();
 }
 
 TEST(BinfmtFuzz, RandomAndTinyInputsNeverCrash) {

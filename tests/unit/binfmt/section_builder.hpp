@@ -12,15 +12,44 @@ inline void put_le(std::string& out, std::size_t at, std::uint64_t value, std::s
   for (std::size_t i = 0; i < bytes; ++i) out[at + i] = static_cast<char>((value >> (8 * i)) & 0xff);
 }
 
-// The start of a fatbin: its magic (0x466243B1, little-endian), version 1, header size 16.
-inline std::string fatbin_bytes() {
-  std::string s;
-  put_le(s, 0, 0x466243B1u, 4);
-  put_le(s, 4, 1, 2);
-  put_le(s, 6, 16, 2);
-  put_le(s, 8, 0, 8);
-  return s;
+// One image of a test fat binary: kind 1 PTX, 2 ELF (cubin); `arch` 86 for sm_86 / compute_86.
+struct TestImage {
+  unsigned kind = 1;
+  unsigned arch = 86;
+  bool compressed = false;  // lz4, as nvcc -Xfatbin -compress-all writes it
+  std::string payload = ".version 8.0\n.target sm_86\n";
+};
+
+// A fat binary laid out as upstream ZLUDA reads one (cuda_types/src/dark_api.rs): the 16-byte
+// FatbinHeader (magic 0xBA55ED50, version 1, header size, size of what follows), then per image
+// an 80-byte FatbinFileHeader (as NVIDIA's fatbinary writes it; version 0x101) and its payload
+// padded to 8 bytes. Without images: a fatbin header alone, still a fat binary.
+inline std::string fatbin_with(const std::vector<TestImage>& images) {
+  std::string out(16, '\0');
+  for (const auto& image : images) {
+    const std::size_t at = out.size();
+    const std::size_t padded = (image.payload.size() + 1 + 7) / 8 * 8;
+    out.resize(at + 80, '\0');
+    put_le(out, at + 0, image.kind, 2);
+    put_le(out, at + 2, 0x101, 2);
+    put_le(out, at + 4, 80, 4);
+    put_le(out, at + 8, image.compressed ? 0 : padded, 4);            // payload_size
+    put_le(out, at + 16, image.compressed ? padded : 0, 4);           // compressed_size
+    put_le(out, at + 28, image.arch, 4);                              // sm_version
+    put_le(out, at + 40, 0x11 | (image.compressed ? 0x2000 : 0), 8);  // 64-bit, Linux, lz4
+    put_le(out, at + 56, image.payload.size() + 1, 8);                // uncompressed payload
+    std::string payload = image.payload;
+    payload.resize(padded, '\0');
+    out += payload;
+  }
+  put_le(out, 0, 0xBA55ED50u, 4);
+  put_le(out, 4, 1, 2);
+  put_le(out, 6, 16, 2);
+  put_le(out, 8, out.size() - 16, 8);
+  return out;
 }
+
+inline std::string fatbin_bytes() { return fatbin_with({}); }
 
 // An ELF64 relocatable file whose sections are `names` (each holding `content`), then .shstrtab.
 inline std::string elf_with_sections(const std::vector<std::string>& names, const std::string& content = fatbin_bytes()) {

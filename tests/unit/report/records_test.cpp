@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/apps/check.hpp>
 #include <zcuda/base/record.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/run_record.hpp>
@@ -234,6 +235,46 @@ TEST_F(Records, InstallReceiptReadsBackExactlyAndTheReportChecksItsFiles) {
 
   test::write_file(component / "v6" / "lib" / "libcuda.so.1", "HELLO");
   EXPECT_EQ(collect()["installs"][0]["integrity"], "damaged");
+}
+
+// verify --app's records (apps::write_check), newest first with their key facts; only a passing
+// check that ran the application counts as application verified.
+TEST_F(Records, ApplicationChecksAppearWithTheirKindAndKeyFacts) {
+  apps::CheckRecord fatbin;
+  fatbin.check = apps::Check::fatbin;
+  fatbin.profile = "llama-cpp";
+  fatbin.app = "/opt/llama";
+  fatbin.runtime = "native";
+  fatbin.started_utc = "2026-12-05T08:00:00Z";
+  fatbin.status = apps::CheckStatus::pass;
+  fatbin.facts = {{"library", "/opt/llama/libggml-cuda.so"},
+                  {"compute_capability", "8.5"},
+                  {"ptx_used", "compute_75"},
+                  {"images", 4},
+                  {"targets", {{{"target", "compute_75"}, {"kind", "ptx"}}, {{"target", "sm_86"}, {"kind", "cubin"}}}}};
+  ASSERT_TRUE(apps::write_check(home, fatbin));
+  auto report = collect();
+  ASSERT_EQ(report["app_checks"].size(), 1u);
+  const auto& c = report["app_checks"][0];
+  EXPECT_EQ(c["check"], "fatbin");
+  EXPECT_EQ(c["status"], "pass");
+  EXPECT_EQ(c["facts"]["ptx_used"], "compute_75");
+  EXPECT_EQ(c["facts"]["targets"], nlohmann::json({"compute_75 (ptx)", "sm_86 (cubin)"}));
+  EXPECT_FALSE(c["facts"].contains("images")) << "key facts only";
+  EXPECT_EQ(report["application_verified"], false);
+
+  apps::CheckRecord torch = fatbin;
+  torch.check = apps::Check::torch;
+  torch.profile = "pytorch";
+  torch.started_utc = "2026-12-05T08:01:00Z";
+  torch.facts = {{"torch", "2.7.1"}, {"cuda_available", true}, {"libraries", {"/x/libcuda.so.1"}}};
+  ASSERT_TRUE(apps::write_check(home, torch));
+  report = collect();
+  ASSERT_EQ(report["app_checks"].size(), 2u);
+  EXPECT_EQ(report["app_checks"][0]["check"], "torch");
+  EXPECT_FALSE(report["app_checks"][0]["facts"].contains("libraries"));
+  EXPECT_EQ(report["application_verified"], true);
+  EXPECT_NE(report::render_markdown(report).find("| pytorch | torch | **pass** |"), std::string::npos);
 }
 
 }  // namespace

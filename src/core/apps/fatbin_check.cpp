@@ -1,0 +1,191 @@
+// The fatbin check (llama.cpp, docs/apps.md): does the application's CUDA library carry PTX that
+// ZLUDA will compile for the compute capability it reports?
+#include <zcuda/apps/check.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include <zcuda/base/path_text.hpp>
+#include <zcuda/binfmt/binfmt.hpp>
+
+namespace zcuda::apps {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// "8.6" -> (8, 6); "8" -> (8, 0), as upstream's compute_capability() parses (minor defaults to 0).
+std::optional<std::pair<int, int>> parse_cc(std::string_view text) {
+  const auto dot = text.find('.');
+  const std::string_view major_text = text.substr(0, dot);
+  const std::string_view minor_text = dot == std::string_view::npos ? std::string_view("0") : text.substr(dot + 1);
+  int major = 0, minor = 0;
+  auto number = [](std::string_view s, int& out) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty() && out >= 0 && out < 100;
+  };
+  if (!number(major_text, major) || !number(minor_text, minor) || minor_text.find('.') != std::string_view::npos) return std::nullopt;
+  return std::pair{major, minor};
+}
+
+// The library the check reads: the first of the profile's marker files that exists under the
+// application's folder, else the file the user gave.
+std::optional<fs::path> library_of(const Match& match, const fs::path& app) {
+  std::error_code ec;
+  for (const auto& marker : match.profile.recognise) {
+    for (const auto& rel : marker.exists) {
+      const fs::path candidate = match.root / path_from_utf8(rel);
+      if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+  }
+  if (fs::is_regular_file(app, ec)) return app;
+  return std::nullopt;
+}
+
+struct Target {
+  binfmt::ImageKind kind;
+  std::uint32_t arch;
+  binfmt::Compression compression;
+  auto key() const { return std::tuple(kind, arch, compression); }
+};
+
+// The distinct targets, by kind and architecture (a library holds one fat binary per source file).
+json targets_json(const std::vector<binfmt::FatbinImage>& images) {
+  std::map<std::tuple<binfmt::ImageKind, std::uint32_t, binfmt::Compression>, std::size_t> counts;
+  for (const auto& i : images) ++counts[{i.kind, i.arch, i.compression}];
+  json out = json::array();
+  for (const auto& [key, count] : counts) {
+    const auto& [kind, arch, compression] = key;
+    binfmt::FatbinImage image;
+    image.kind = kind;
+    image.arch = arch;
+    out.push_back(
+        {{"target", image.target()}, {"kind", to_string(kind)}, {"arch", arch}, {"compression", to_string(compression)}, {"images", count}});
+  }
+  return out;
+}
+
+std::string targets_text(const json& targets) {
+  std::string out;
+  for (const auto& t : targets) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} ({}{})", t["target"].get<std::string>(), t["kind"].get<std::string>() == "ptx" ? "PTX" : t["kind"].get<std::string>(),
+                       t["compression"] == "none" ? "" : ", " + t["compression"].get<std::string>());
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string hint_for(const std::vector<std::uint32_t>& ptx_archs, const ReportedCc& cc, const std::optional<family::Facts>& facts) {
+  std::string hint;
+  const bool reads_cc = facts && !facts->cc_variables.empty();
+  if (!ptx_archs.empty() && reads_cc) {
+    const std::uint32_t lowest = *std::min_element(ptx_archs.begin(), ptx_archs.end());
+    hint += fmt::format("Set {}={}.{} so ZLUDA reports a capability the PTX fits, or rebuild", facts->cc_variables.front(), lowest / 10, lowest % 10);
+  } else {
+    hint += "Rebuild";
+  }
+  hint += fmt::format(
+      " llama.cpp with a lower -DCMAKE_CUDA_ARCHITECTURES that keeps PTX (a plain number such as \"{}\" embeds PTX and a cubin; "
+      "\"NN-real\" embeds no PTX)",
+      cc.value() >= 75 ? 75 : cc.value());
+  if (!reads_cc && facts) hint += fmt::format("; this {} runtime reads no variable that changes its {}", to_string(facts->family), cc.text());
+  hint +=
+      ". -DGGML_CUDA_FORCE_CUBLAS=true sends matrix products to cuBLAS (ZLUDA's rocBLAS) instead of ggml's own kernels (upstream's "
+      "docs/src/llama_cpp.md).";
+  return hint;
+}
+
+}  // namespace
+
+std::string ReportedCc::text() const { return fmt::format("{}.{}", major, minor); }
+
+ReportedCc reported_cc(family::Family family, const platform::Environment& environment, platform::Os os) {
+  ReportedCc cc{8, 5, "upstream's default", std::nullopt};
+  const auto facts = family::facts(family == family::Family::unknown ? family::Family::upstream : family);
+  if (facts) {
+    if (auto parsed = parse_cc(facts->default_cc)) std::tie(cc.major, cc.minor) = *parsed;
+    cc.from = fmt::format("{}'s default", to_string(facts->family));
+  }
+  auto value_of = [&](std::string_view name) -> std::optional<std::string> {
+    auto key = platform::variable_key(environment, name, os);
+    if (!key) return std::nullopt;
+    return environment.at(*key);
+  };
+  // Upstream takes the first of its variables that is set and falls back to the default when it
+  // does not parse (zluda_common/src/constants.rs).
+  for (const auto& name : facts ? facts->cc_variables : std::vector<std::string>{}) {
+    auto value = value_of(name);
+    if (!value) continue;
+    if (auto parsed = parse_cc(*value)) {
+      std::tie(cc.major, cc.minor) = *parsed;
+      cc.from = fmt::format("{}={}", name, *value);
+    } else {
+      cc.ignored = fmt::format("{}=\"{}\" is not a compute capability; ZLUDA falls back to its default", name, *value);
+    }
+    return cc;
+  }
+  if (facts && facts->cc_variables.empty()) {
+    for (const char* name : {"ZLUDA_CC", "ZLUDA_SM"}) {
+      if (value_of(name)) cc.ignored = fmt::format("{} is set, but a {} runtime does not read it", name, to_string(facts->family));
+    }
+  }
+  return cc;
+}
+
+void run_fatbin_check(const Match& match, const fs::path& app, const ReportedCc& cc, family::Family family, CheckRecord& record) {
+  record.check = Check::fatbin;
+  json& f = record.facts;
+  f = json::object();
+  f["compute_capability"] = cc.text();
+  f["compute_capability_from"] = cc.from;
+  if (cc.ignored) f["compute_capability_note"] = *cc.ignored;
+  f["family"] = to_string(family);
+  const auto library = library_of(match, app);
+  if (!library) {
+    record.status = CheckStatus::error;
+    record.reason = fmt::format("no library of profile {} was found in {}", match.profile.name, path_to_utf8(match.root));
+    return;
+  }
+  f["library"] = path_to_utf8(*library);
+  auto images = binfmt::file_fatbin_images(*library);
+  if (!images) {
+    record.status = CheckStatus::error;
+    record.reason = images.error().message;
+    return;
+  }
+  f["images"] = images->size();
+  f["targets"] = targets_json(*images);
+  std::vector<std::uint32_t> ptx;
+  for (const auto& i : *images) {
+    if (i.kind == binfmt::ImageKind::ptx) ptx.push_back(i.arch);
+  }
+  // CUDA's rule, which ggml's own check follows: the highest architecture not above the device's.
+  std::optional<std::uint32_t> usable;
+  for (auto a : ptx) {
+    if (static_cast<int>(a) <= cc.value() && (!usable || a > *usable)) usable = a;
+  }
+  f["ptx_used"] = usable ? json(fmt::format("compute_{}", *usable)) : json(nullptr);
+  const std::string where = fmt::format("{} ({})", cc.text(), cc.from);
+  if (images->empty()) {
+    record.status = CheckStatus::fail;
+    record.reason = fmt::format("{} carries no CUDA device code (no fat binary)", path_to_utf8(library->filename()));
+  } else if (usable) {
+    record.status = CheckStatus::pass;
+    record.reason = fmt::format("compute_{} PTX is at or below the compute capability ZLUDA reports, {}: ZLUDA compiles it", *usable, where);
+    return;
+  } else {
+    record.status = CheckStatus::fail;
+    record.reason = fmt::format(
+        "no PTX at or below the compute capability ZLUDA reports, {}; {} holds {}. ZLUDA compiles PTX only (cubins are NVIDIA machine "
+        "code), and ggml-cuda stops with \"ggml was not compiled with any CUDA arch <= {}\" when none of its architectures fits",
+        where, path_to_utf8(library->filename()), targets_text(f["targets"]), cc.value() * 10);
+  }
+  f["hint"] = hint_for(ptx, cc, family::facts(family == family::Family::unknown ? family::Family::upstream : family));
+}
+
+}  // namespace zcuda::apps

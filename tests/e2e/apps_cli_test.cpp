@@ -1,0 +1,139 @@
+// Application profiles through the real binary: a llama.cpp tree built here (libggml-cuda.so, an
+// ELF whose .nv_fatbin section holds fat binaries from the binfmt tests' builder) recognised by
+// `zcuda apps`, its fatbin check by `verify --app` passing, failing and following ZLUDA_CC, the
+// record in `report`; and the torch check on a real venv over Debian's python3-torch (CPU-only).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "binfmt/section_builder.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A home of its own, and no capability from the machine running the tests.
+CommandOptions in_home(const TempDir& home) {
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = home.path().string();
+  o.unset_env = {"ZLUDA_CC", "ZLUDA_SM"};
+  return o;
+}
+
+// llama.cpp built with -DCMAKE_CUDA_ARCHITECTURES="86": a cubin and PTX for 8.6 per source file.
+void llama_tree(const fs::path& dir, const std::vector<TestImage>& images) {
+  std::string section = fatbin_with(images) + std::string(8, '\0') + fatbin_with(images);
+  write_file(dir / "libggml-cuda.so", elf_with_sections({".text", ".nv_fatbin"}, section));
+  write_file(dir / "llama-cli", "#!/bin/sh\n");
+}
+
+const std::vector<TestImage> kArch86 = {{2, 86, false, "cubin"}, {1, 86, false, ".target sm_86"}};
+
+json parsed(const CommandResult& r) {
+  auto j = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+  return j;
+}
+
+TEST(AppsCli, RecognisesALlamaCppTreeByItsGgmlCudaLibrary) {
+  TempDir home, app;
+  llama_tree(app.path(), kArch86);
+  auto r = run_zcuda({"--json", "apps", app.path().string()}, in_home(home));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = parsed(r);
+  ASSERT_FALSE(j["matches"].empty()) << r.out;
+  EXPECT_EQ(j["matches"][0]["profile"], "llama-cpp");
+  EXPECT_NE(j["matches"][0]["why"][0].get<std::string>().find("libggml-cuda.so"), std::string::npos);
+}
+
+TEST(AppsCli, VerifyAppFatbinCheckFailsPassesWithZludaCcAndReportShowsIt) {
+  TempDir home, app;
+  llama_tree(app.path(), kArch86);
+  auto o = in_home(home);
+  // Upstream reports 8.5 by default: PTX for 8.6 does not fit.
+  auto fail = run_zcuda({"verify", "--app", app.path().string()}, o);
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("compute_86"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("8.5 (upstream's default)"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("ZLUDA_CC=8.6"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("GGML_CUDA_FORCE_CUBLAS"), std::string::npos) << fail.out;
+
+  o.set_env["ZLUDA_CC"] = "8.6";
+  auto pass = run_zcuda({"--json", "verify", "--app", app.path().string()}, o);
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  const json p = parsed(pass);
+  EXPECT_EQ(p["check"], "fatbin");
+  EXPECT_EQ(p["status"], "pass");
+  EXPECT_EQ(p["facts"]["compute_capability_from"], "ZLUDA_CC=8.6");
+  EXPECT_EQ(p["facts"]["ptx_used"], "compute_86");
+  EXPECT_EQ(p["facts"]["images"], 4);
+
+  auto report = run_zcuda({"--json", "report", "--no-hash", "--no-redact"}, in_home(home));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json rj = parsed(report);
+  ASSERT_EQ(rj["app_checks"].size(), 2u) << rj["app_checks"].dump();
+  EXPECT_EQ(rj["app_checks"][0]["status"], "pass");  // newest first
+  EXPECT_EQ(rj["app_checks"][0]["check"], "fatbin");
+  EXPECT_EQ(rj["app_checks"][0]["profile"], "llama-cpp");
+  EXPECT_EQ(rj["app_checks"][0]["facts"]["targets"], json({"compute_86 (ptx)", "sm_86 (cubin)"}));
+  EXPECT_EQ(rj["app_checks"][1]["status"], "fail");
+  EXPECT_EQ(rj["application_verified"], false) << "a fatbin check reads files; it does not run the application";
+  auto md = run_zcuda({"report", "--no-hash", "--no-redact"}, in_home(home));
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  const auto section = md.out.find("<summary>Application checks</summary>");
+  ASSERT_NE(section, std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("| llama-cpp | fatbin | **pass** |", section), std::string::npos) << md.out.substr(section);
+}
+
+TEST(AppsCli, VerifyAppPassesWithLowerPtxAndRefusesAProfileWithoutARunnableCheck) {
+  TempDir home, app;
+  llama_tree(app.path(), {{2, 86, false, "cubin"}, {1, 75, true, ".target sm_75"}, {1, 86, true, ".target sm_86"}});
+  auto pass = run_zcuda({"--json", "verify", "--app", app.path().string()}, in_home(home));
+  EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
+  EXPECT_EQ(parsed(pass)["facts"]["ptx_used"], "compute_75");
+
+  auto physx = run_zcuda({"verify", "--app", app.path().string(), "--profile", "physx-32bit"}, in_home(home));
+  EXPECT_EQ(physx.exit_code, 13) << physx.out << physx.err;
+  EXPECT_NE(physx.err.find("physx"), std::string::npos) << physx.err;
+  EXPECT_EQ(physx.out.find("pass"), std::string::npos) << physx.out;
+}
+
+// The torch check for real: Debian's python3-torch is CPU-only, so CUDA is unavailable and the
+// check says why; report lists it.
+TEST(AppsCli, VerifyAppOnARealVenvOverDebiansCpuTorch) {
+#ifdef _WIN32
+  GTEST_SKIP() << "Linux only";
+#else
+  std::error_code ec;
+  if (!fs::exists("/usr/lib/python3/dist-packages/torch/version.py", ec)) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  TempDir home, dir;
+  auto made = run_command({"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", (dir / "venv").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto o = in_home(home);
+  o.timeout_seconds = 300;
+  auto r = run_zcuda({"--json", "verify", "--app", (dir / "venv" / "bin" / "python").string(), "--runtime", "native"}, o);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["check"], "torch");
+  EXPECT_EQ(j["profile"], "pytorch");
+  EXPECT_EQ(j["status"], "unavailable") << j.dump();
+  EXPECT_NE(j["reason"].get<std::string>().find("CPU-only build"), std::string::npos) << j["reason"];
+  EXPECT_EQ(j["facts"]["cuda_available"], false);
+  ASSERT_TRUE(j["flavour_problem"].is_string());
+
+  auto report = run_zcuda({"--json", "report", "--no-hash"}, in_home(home));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const json rj = parsed(report);
+  ASSERT_EQ(rj["app_checks"].size(), 1u);
+  EXPECT_EQ(rj["app_checks"][0]["check"], "torch");
+  EXPECT_EQ(rj["app_checks"][0]["status"], "unavailable");
+  EXPECT_EQ(rj["app_checks"][0]["facts"]["cuda_available"], false);
+  EXPECT_TRUE(rj["app_checks"][0]["facts"]["torch"].is_string());
+#endif
+}
+
+}  // namespace
+}  // namespace zcuda::test

@@ -1,0 +1,155 @@
+// The fatbin check (llama.cpp): the capability ZLUDA reports, read as upstream reads it; a
+// llama.cpp tree built here (libggml-cuda.so, an ELF whose .nv_fatbin holds the test builder's
+// fat binaries) checked against it; and the dispatch on the profile's check kind.
+#include <gtest/gtest.h>
+
+#include <zcuda/apps/check.hpp>
+#include <zcuda/apps/recognise.hpp>
+#include <zcuda/base/record.hpp>
+
+#include "binfmt/section_builder.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda::apps {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+const Profile& profile(std::string_view name) {
+  static const auto loaded = load(std::nullopt);
+  const Profile* p = find(*loaded, name);
+  if (p == nullptr) throw std::runtime_error("no embedded profile " + std::string(name));
+  return *p;
+}
+
+TEST(ReportedCc, UpstreamReadsZludaCcThenZludaSmElseItsDefault) {
+  const auto os = platform::Os::linux;
+  auto none = reported_cc(family::Family::upstream, {}, os);
+  EXPECT_EQ(none.text(), "8.5");
+  EXPECT_EQ(none.from, "upstream's default");
+  auto cc = reported_cc(family::Family::upstream, {{"ZLUDA_CC", "8.6"}, {"ZLUDA_SM", "7.0"}}, os);
+  EXPECT_EQ(cc.value(), 86);
+  EXPECT_EQ(cc.from, "ZLUDA_CC=8.6");
+  EXPECT_EQ(reported_cc(family::Family::upstream, {{"ZLUDA_SM", "7"}}, os).text(), "7.0");  // the minor defaults to 0
+  auto junk = reported_cc(family::Family::upstream, {{"ZLUDA_CC", "eight"}, {"ZLUDA_SM", "7.0"}}, os);
+  EXPECT_EQ(junk.text(), "8.5");  // the first variable set decides; one that does not parse falls back
+  ASSERT_TRUE(junk.ignored);
+  auto lsh = reported_cc(family::Family::lshqqytiger, {{"ZLUDA_CC", "7.5"}}, os);
+  EXPECT_EQ(lsh.text(), "8.8");
+  EXPECT_EQ(lsh.from, "lshqqytiger's default");
+  ASSERT_TRUE(lsh.ignored);
+  EXPECT_NE(lsh.ignored->find("does not read it"), std::string::npos);
+}
+
+struct LlamaTree {
+  TempDir dir;
+  Match match;
+  explicit LlamaTree(const std::string& section_content) {
+    test::write_file(dir / "libggml-cuda.so", test::elf_with_sections({".text", ".nv_fatbin"}, section_content));
+    match.profile = profile("llama-cpp");
+    match.root = dir.path();
+  }
+};
+
+CheckRecord checked(const LlamaTree& tree, const platform::Environment& env, family::Family family = family::Family::upstream) {
+  CheckRun run;
+  run.match = &tree.match;
+  run.app = tree.dir.path();
+  run.family = family;
+  run.environment = env;
+  run.os = platform::Os::linux;
+  CheckRecord record;
+  EXPECT_TRUE(run_check(run, record));
+  return record;
+}
+
+const std::string kPtx75And89 = test::fatbin_with({{2, 86, false, "cubin"}, {1, 75, false, ".target sm_75"}, {1, 89, true, ".target sm_89"}});
+
+TEST(FatbinCheck, PassesWithPtxAtOrBelowTheReportedCapability) {
+  LlamaTree tree(kPtx75And89);
+  auto r = checked(tree, {});
+  EXPECT_EQ(r.check, Check::fatbin);
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.reason;
+  EXPECT_EQ(r.facts["ptx_used"], "compute_75");
+  EXPECT_EQ(r.facts["compute_capability"], "8.5");
+  EXPECT_EQ(r.facts["targets"].size(), 3u);
+  auto higher = checked(tree, {{"ZLUDA_CC", "9.0"}});
+  EXPECT_EQ(higher.facts["ptx_used"], "compute_89");  // CUDA's rule: the highest that fits
+}
+
+TEST(FatbinCheck, FailsWithOnlyHigherPtxOrCubinsAndSaysWhatToDo) {
+  LlamaTree tree(test::fatbin_with({{2, 86, false, "cubin"}, {1, 86, false, ".target sm_86"}}));
+  auto r = checked(tree, {});
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_NE(r.reason.find("compute_86 (PTX)"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("sm_86 (cubin)"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("8.5"), std::string::npos) << r.reason;
+  const std::string hint = r.facts["hint"];
+  EXPECT_NE(hint.find("ZLUDA_CC=8.6"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("CMAKE_CUDA_ARCHITECTURES"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("GGML_CUDA_FORCE_CUBLAS"), std::string::npos) << hint;
+  // The same build passes once ZLUDA reports 8.6.
+  EXPECT_EQ(checked(tree, {{"ZLUDA_CC", "8.6"}}).status, CheckStatus::pass);
+  // lshqqytiger reports 8.8 and reads no variable: the hint does not offer one.
+  auto lsh = checked(tree, {}, family::Family::lshqqytiger);
+  EXPECT_EQ(lsh.status, CheckStatus::pass);
+
+  LlamaTree cubins_only(test::fatbin_with({{2, 75, false, "cubin"}, {2, 86, false, "cubin"}}));
+  auto c = checked(cubins_only, {}, family::Family::lshqqytiger);
+  EXPECT_EQ(c.status, CheckStatus::fail);
+  EXPECT_EQ(std::string(c.facts["hint"]).find("ZLUDA_CC="), std::string::npos);
+}
+
+TEST(FatbinCheck, AMissingOrMalformedLibraryIsAnErrorNotAPass) {
+  LlamaTree tree(test::fatbin_with({{1, 75}}) + "JUNKJUNKJUNKJUNKJUNK");
+  EXPECT_EQ(checked(tree, {}).status, CheckStatus::error);
+  TempDir empty;
+  Match match;
+  match.profile = profile("llama-cpp");
+  match.root = empty.path();
+  CheckRun run;
+  run.match = &match;
+  run.app = empty.path();
+  CheckRecord r;
+  ASSERT_TRUE(run_check(run, r));
+  EXPECT_EQ(r.status, CheckStatus::error);
+}
+
+TEST(RunCheck, PhysxAndNoCheckAreRefusedNotPassed) {
+  for (const char* name : {"physx-32bit", "blender"}) {
+    Match match;
+    match.profile = profile(name);
+    CheckRun run;
+    run.match = &match;
+    CheckRecord r;
+    auto ran = run_check(run, r);
+    ASSERT_FALSE(ran) << name;
+    EXPECT_EQ(ran.error().kind, ErrorKind::unsupported);
+    EXPECT_FALSE(r.passed());
+  }
+}
+
+TEST(RunCheck, TheRecordKeepsItsCheckKindAndOldRecordsReadAsTorch) {
+  LlamaTree tree(kPtx75And89);
+  CheckRecord r = checked(tree, {});
+  r.profile = "llama-cpp";
+  auto back = parse_record<CheckRecord>(nlohmann::json(r), "record");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->check, Check::fatbin);
+  auto old =
+      parse_record<CheckRecord>(nlohmann::json{{"profile", "p"}, {"app", "a"}, {"runtime", "r"}, {"started_utc", "t"}, {"status", "pass"}}, "record");
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->check, Check::torch);
+  // A passing fatbin check read files; it is no evidence that the application computes right.
+  TempDir dir;
+  auto home = home::resolve_home(dir.path());
+  ASSERT_TRUE(home);
+  ASSERT_EQ(r.status, CheckStatus::pass);
+  ASSERT_TRUE(write_check(*home, r));
+  EXPECT_FALSE(any_check_passed(*home));
+  EXPECT_EQ(read_checks(*home, 5).at(0).check, Check::fatbin);
+}
+
+}  // namespace
+}  // namespace zcuda::apps
