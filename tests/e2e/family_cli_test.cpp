@@ -31,7 +31,8 @@ class FamilyCli : public ::testing::Test {
     family::put("program.exe", app / "app.exe");
   }
   test::CommandResult run(const fs::path& runtime, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{"--home", path_to_utf8(dir.path() / "home"), "run", "--no-detect", "--direct", "--runtime-dir", path_to_utf8(runtime)};
+    std::vector<std::string> args{
+        "--home", path_to_utf8(dir.path() / "home"), "run", "--no-detect", "--direct", "--runtime-dir", path_to_utf8(runtime)};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(path_to_utf8(app / "app.exe"));
     return test::run_zcuda(args);
@@ -51,8 +52,8 @@ TEST_F(FamilyCli, AMixedLaunchIsRefusedWithExit14AndNothingChanges) {
   EXPECT_NE(r.err.find("--runtime-dir"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(app / ".zcuda-stage"));
 
-  auto json = test::run_zcuda({"--home", path_to_utf8(dir.path() / "home"), "--json", "run", "--no-detect", "--direct", "--runtime-dir", path_to_utf8(upstream),
-                               path_to_utf8(app / "app.exe")});
+  auto json = test::run_zcuda({"--home", path_to_utf8(dir.path() / "home"), "--json", "run", "--no-detect", "--direct", "--runtime-dir",
+                               path_to_utf8(upstream), path_to_utf8(app / "app.exe")});
   EXPECT_EQ(json.exit_code, 14);
   auto j = nlohmann::json::parse(json.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << json.out;

@@ -64,11 +64,12 @@ void judge_physx(const std::vector<platform::windows::InstalledProgram>& program
   record.facts["minimum"] = std::string(kPhysxMinimum);
   if (!best) {
     record.status = CheckStatus::fail;
-    record.reason = found.empty()
-                        ? fmt::format("NVIDIA PhysX System Software is not installed; ZLUDA's 32-bit PhysX needs {} or newer. Install it from {}",
-                                      kPhysxMinimum, kWhere)
-                        : fmt::format("NVIDIA PhysX System Software is installed, but its version cannot be read (\"{}\"); reinstall {} or newer from {}",
-                                      found.front().value("version", ""), kPhysxMinimum, kWhere);
+    record.reason =
+        found.empty()
+            ? fmt::format("NVIDIA PhysX System Software is not installed; ZLUDA's 32-bit PhysX needs {} or newer. Install it from {}", kPhysxMinimum,
+                          kWhere)
+            : fmt::format("NVIDIA PhysX System Software is installed, but its version cannot be read (\"{}\"); reinstall {} or newer from {}",
+                          found.front().value("version", ""), kPhysxMinimum, kWhere);
     return;
   }
   record.facts["version"] = *best;
@@ -83,6 +84,7 @@ void judge_physx(const std::vector<platform::windows::InstalledProgram>& program
 }
 
 void run_physx_check(CheckRecord& record) {
+  record.facts["minimum"] = std::string(kPhysxMinimum);
   auto programs = platform::windows::installed_programs();
   if (!programs) {
     record.status = CheckStatus::unavailable;

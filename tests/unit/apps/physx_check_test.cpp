@@ -10,9 +10,7 @@ namespace {
 
 using platform::windows::InstalledProgram;
 
-InstalledProgram physx(std::string version) {
-  return {"NVIDIA PhysX System Software " + version, version, "NVIDIA Corporation", ""};
-}
+InstalledProgram physx(std::string version) { return {"NVIDIA PhysX System Software " + version, version, "NVIDIA Corporation", ""}; }
 
 CheckRecord judged(const std::vector<InstalledProgram>& programs) {
   CheckRecord record;
