@@ -47,8 +47,23 @@ step "zcuda run --runtime-dir $LOOP $PY train.py"
 z run --runtime-dir "$LOOP" "$PY" "$D/validate-apps-train.py"
 echo "exit code $?"
 
-step "zcuda bench: native against the loopback runtime, through the pytorch profile"
-z bench --a-runtime native --a-label native --b-runtime "$LOOP" --b-label loopback --runs 6 --warmup 0 --metric 'steps_per_s ([0-9.]+)' -- "$PY" "$D/validate-apps-train.py"
+# A ZLUDA launch sets TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 (ZLUDA has no exact FP32 GEMM path to
+# offer); native gets the same here, so the two variants differ only in where libcuda comes from.
+step "zcuda bench: native against the loopback runtime, through the pytorch profile (TF32 override in both)"
+z bench --a-runtime native --a-label native --a-env TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 --b-runtime "$LOOP" --b-label loopback --runs 6 --warmup 0 \
+  --metric 'steps_per_s ([0-9.]+)' -- "$PY" "$D/validate-apps-train.py"
 echo "exit code $?"
 
-mkdir -p "$OUT/state" && cp -r "$HOME_DIR/state/." "$OUT/state/"
+if [[ -n ${LLAMA_STANDIN:-} ]]; then
+  # llama.cpp's check reads the fat binary of libggml-cuda; pip torch's libtorch_cuda.so is a
+  # real one made by NVIDIA's toolchain, so it stands in under llama.cpp's name.
+  step "zcuda verify --app: the fatbin check on a real NVIDIA-built library ($LLAMA_STANDIN)"
+  rm -rf /tmp/llama-standin && mkdir -p /tmp/llama-standin
+  ln -s "$LLAMA_STANDIN" /tmp/llama-standin/libggml-cuda.so
+  z verify --app /tmp/llama-standin --profile llama-cpp --runtime-dir "$LOOP"
+  echo "exit code $?"
+  z --json verify --app /tmp/llama-standin --profile llama-cpp --runtime-dir "$LOOP" >"$OUT/llama-standin-check.json"
+fi
+
+# Records flat under OUT: the device tool brings back only shallow files.
+mkdir -p "$OUT" && find "$HOME_DIR/state" -name '*.json' -newer "$D/zcuda" -exec cp {} "$OUT/" \;

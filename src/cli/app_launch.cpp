@@ -58,21 +58,30 @@ Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>
 void apply_app(const AppLaunch& app, launch::Options& options, bool runtime_given) {
   options.settings.insert(options.settings.end(), app.setup.settings.begin(), app.setup.settings.end());
   if (app.setup.direct) options.direct = true;
+  // A torch/lib an installer patched holds ZLUDA files the process loads: one family only.
+  if (app.match.torch) options.library_folders.push_back(app.match.torch->lib);
+  if (app.setup.place_into) options.library_folders.push_back(*app.setup.place_into);
   if (!runtime_given && app.setup.app_runtime) {
     options.runtime = launch::RuntimeLocation{*app.setup.app_runtime, launch::RuntimeChoice::folder, std::nullopt};
   }
 }
 
-Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, const fs::path& runtime_dir, platform::Os os,
-                                                        const detect::Profile& detected) {
-  if (!app.setup.stage || !app.setup.place_into) return std::optional<stage::StageResult>();
+std::optional<stage::PlanOptions> placement_for_app(const AppLaunch& app, platform::Os os, const detect::Profile& detected) {
+  if (!app.setup.stage || !app.setup.place_into) return std::nullopt;
   stage::PlanOptions options;
   options.app = *app.setup.place_into;
-  options.runtime_dir = runtime_dir;
   options.os = os;
   options.backends = stage::backends_from_detection(detected);
   options.names = app.setup.names;
-  auto staged = stage::stage(options);
+  return options;
+}
+
+Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, const fs::path& runtime_dir, platform::Os os,
+                                                        const detect::Profile& detected) {
+  auto options = placement_for_app(app, os, detected);
+  if (!options) return std::optional<stage::StageResult>();
+  options->runtime_dir = runtime_dir;
+  auto staged = stage::stage(*options);
   if (!staged) {
     return std::unexpected(
         std::move(staged.error())

@@ -33,9 +33,14 @@ struct AppLaunch {
 Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>& profile_flag, const launch::Options& options,
                                                 const detect::Profile& detected, const Context& context);
 
-// The profile's variables (before --env), its launch mode, and its own ZLUDA folder when the
+// The profile's variables (before --env), its launch mode, the folders it loads CUDA libraries
+// from (torch/lib, for the mixed-family check), and its own ZLUDA folder when the
 // user named no runtime.
 void apply_app(const AppLaunch& app, launch::Options& options, bool runtime_given);
+
+// Where and under which names the profile places ZLUDA's libraries (runtime_dir left empty);
+// nullopt when it places nothing.
+std::optional<stage::PlanOptions> placement_for_app(const AppLaunch& app, platform::Os os, const detect::Profile& detected);
 
 // Places ZLUDA's libraries where the profile says (torch/lib, under its names), journaled like
 // stage; nullopt when the profile places nothing there.

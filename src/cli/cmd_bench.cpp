@@ -271,6 +271,10 @@ CommandRun setup_bench(CLI::App& sub) {
     if (!app) return std::unexpected(app.error());
     if (*app) {
       apply_app(**app, options->launch, true);
+      // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
+      // stages nothing either.
+      options->placement = placement_for_app(**app, options->launch.os, detected);
+      if (!(*app)->setup.stage) options->no_stage = true;
       if (!context.options.quiet) {
         for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
       }

@@ -112,8 +112,18 @@ std::string describe_fatbin(const apps::CheckRecord& r, const Context& context) 
   return text;
 }
 
+std::string describe_physx(const apps::CheckRecord& r, const Context& context) {
+  std::string text = fmt::format("Application: {} (profile {})\n", r.app, r.profile);
+  const auto found = r.facts.value("physx_system_software", nlohmann::json::array());
+  if (found.empty()) text += "PhysX System Software: not installed\n";
+  for (const auto& entry : found) text += fmt::format("PhysX System Software: {} ({})\n", entry.value("version", "?"), entry.value("name", "?"));
+  text += fmt::format("Needed:      {} or newer (upstream's docs/src/physx32.md)\n", r.facts.value("minimum", "?"));
+  return text + result_line(r, context);
+}
+
 std::string describe(const apps::CheckRecord& r, const Context& context) {
   if (r.check == apps::Check::fatbin) return describe_fatbin(r, context);
+  if (r.check == apps::Check::physx) return describe_physx(r, context);
   const auto& style = context.style;
   const auto& f = r.facts;
   std::string text;

@@ -2,6 +2,8 @@
 // ELF whose .nv_fatbin section holds fat binaries from the binfmt tests' builder) recognised by
 // `zcuda apps`, its fatbin check by `verify --app` passing, failing and following ZLUDA_CC, the
 // record in `report`; and the torch check on a real venv over Debian's python3-torch (CPU-only).
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -88,17 +90,47 @@ TEST(AppsCli, VerifyAppFatbinCheckFailsPassesWithZludaCcAndReportShowsIt) {
   EXPECT_NE(md.out.find("| llama-cpp | fatbin | **pass** |", section), std::string::npos) << md.out.substr(section);
 }
 
-TEST(AppsCli, VerifyAppPassesWithLowerPtxAndRefusesAProfileWithoutARunnableCheck) {
+TEST(AppsCli, VerifyAppPassesWithLowerPtxAndRefusesAProfileWithoutACheck) {
   TempDir home, app;
   llama_tree(app.path(), {{2, 86, false, "cubin"}, {1, 75, true, ".target sm_75"}, {1, 86, true, ".target sm_86"}});
   auto pass = run_zcuda({"--json", "verify", "--app", app.path().string()}, in_home(home));
   EXPECT_EQ(pass.exit_code, 0) << pass.out << pass.err;
   EXPECT_EQ(parsed(pass)["facts"]["ptx_used"], "compute_75");
 
-  auto physx = run_zcuda({"verify", "--app", app.path().string(), "--profile", "physx-32bit"}, in_home(home));
-  EXPECT_EQ(physx.exit_code, 13) << physx.out << physx.err;
-  EXPECT_NE(physx.err.find("physx"), std::string::npos) << physx.err;
-  EXPECT_EQ(physx.out.find("pass"), std::string::npos) << physx.out;
+  auto none = run_zcuda({"verify", "--app", app.path().string(), "--profile", "blender"}, in_home(home));
+  EXPECT_EQ(none.exit_code, 13) << none.out << none.err;
+  EXPECT_NE(none.err.find("no check"), std::string::npos) << none.err;
+  EXPECT_EQ(none.out.find("pass"), std::string::npos) << none.out;
+}
+
+// The PhysX check reads Windows' installed programs: under Windows (Wine) a per-user "Apps &
+// features" entry written with reg.exe for the test is found and judged; elsewhere the check is
+// unavailable (PhysX games run on Windows only) and does not pass.
+TEST(AppsCli, VerifyAppPhysxReadsTheInstalledSystemSoftware) {
+  TempDir home, game;
+  write_file(game.path() / "PhysXLoader.dll", "MZ");
+  const std::vector<std::string> verify = {"--json", "verify", "--app", game.path().string(), "--profile", "physx-32bit"};
+#ifdef _WIN32
+  const char* root = std::getenv("SystemRoot");
+  const std::string reg = std::string(root ? root : "C:\\windows") + "\\system32\\reg.exe";
+  const std::string key = "HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\zcuda-e2e-physx";
+  ASSERT_EQ(run_command({reg, "add", key, "/v", "DisplayName", "/d", "NVIDIA PhysX System Software 99.1.0001", "/f"}).exit_code, 0);
+  ASSERT_EQ(run_command({reg, "add", key, "/v", "DisplayVersion", "/d", "99.1.0001", "/f"}).exit_code, 0);
+  auto r = run_zcuda(verify, in_home(home));
+  run_command({reg, "delete", key, "/f"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["status"], "pass");
+  EXPECT_EQ(j["facts"]["version"], "99.1.0001") << r.out;
+#else
+  auto r = run_zcuda(verify, in_home(home));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["status"], "unavailable");
+  EXPECT_NE(j["reason"].get<std::string>().find("Windows only"), std::string::npos) << r.out;
+#endif
+  EXPECT_EQ(j["check"], "physx");
+  EXPECT_EQ(j["facts"]["minimum"], "9.19.0218") << r.out;
 }
 
 // The torch check for real: Debian's python3-torch is CPU-only, so CUDA is unavailable and the

@@ -19,6 +19,7 @@
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/process.hpp>
+#include <zcuda/stage/plan.hpp>
 
 namespace zcuda::bench {
 
@@ -33,6 +34,10 @@ struct Options {
   // the runtime and overrides are set per variant.
   launch::Options launch;
   bool no_stage = false;
+  // A profile's placement (a folder such as torch/lib and its name map) in place of staging the
+  // program's folder: each ZLUDA variant's runtime is placed there before its runs, and the
+  // folder is restored before a native run. runtime_dir is filled per variant.
+  std::optional<stage::PlanOptions> placement;
   std::array<VariantSpec, 2> variants;
   int runs = 6;  // per variant: pairs
   // --runs auto: pairs are added (from 6, two at a time) until the interval's half-width is at

@@ -34,9 +34,12 @@ struct Options {
   std::optional<std::filesystem::path> libtorch;  // --libtorch
   // --zluda-cc: set ZLUDA_CC; unset: the family's own default, or the user's ZLUDA_CC/ZLUDA_SM.
   std::optional<std::string> zluda_cc;
-  std::optional<std::string> gfx;                              // --gfx: selects per-gfx kernel folders
-  std::optional<std::string> device;                           // --device: HIP_VISIBLE_DEVICES
-  std::vector<Setting> settings;                               // a profile's, before the overrides
+  std::optional<std::string> gfx;     // --gfx: selects per-gfx kernel folders
+  std::optional<std::string> device;  // --device: HIP_VISIBLE_DEVICES
+  std::vector<Setting> settings;      // a profile's, before the overrides
+  // Other folders the program loads CUDA libraries from (a profile's torch/lib), for the
+  // mixed-family check.
+  std::vector<std::filesystem::path> library_folders;
   std::vector<std::pair<std::string, std::string>> overrides;  // --env K=V, applied last
   bool direct = false;                                         // Windows: do not go through zluda.exe
   bool ld_audit = false;                                       // Linux: load ZLUDA through LD_AUDIT (zluda_ld), not LD_LIBRARY_PATH (--ld-audit)
@@ -87,6 +90,7 @@ struct LaunchPlan {
   // own folder under it (trace.hpp: the run's traces are what appears there).
   std::optional<std::filesystem::path> trace_dir;
   std::optional<std::string> trace_program;
+  std::vector<std::filesystem::path> library_folders;  // options.library_folders
 };
 
 // Splits "K=V" (V may be empty or contain '='); a usage error otherwise.
@@ -101,7 +105,8 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
 // plus the overrides; options.runtime is not used.
 Result<LaunchPlan> prepare_native_launch(const Options& options, const platform::Environment& base);
 
-// The folders the program loads CUDA libraries from besides the runtime: its own folder.
+// The folders the program loads CUDA libraries from besides the runtime: its own folder, and
+// those the options name (a profile's torch/lib).
 std::vector<std::filesystem::path> program_library_folders(const LaunchPlan& plan);
 
 // Refuses (ErrorKind::mixed_family, exit 14) a launch that would load ZLUDA libraries of two

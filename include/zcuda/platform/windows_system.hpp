@@ -53,6 +53,17 @@ struct RegisteredVariable {
 };
 Result<std::map<std::string, RegisteredVariable>> registered_environment();
 
+// One entry of Windows' list of installed programs ("Apps & features"): a subkey of
+// SOFTWARE\Microsoft\Windows\CurrentVersion\Uninstall under HKLM (both registry views: 64-bit
+// and 32-bit installers register in different ones) and under HKCU (per-user installs).
+struct InstalledProgram {
+  std::string display_name;      // DisplayName; entries without one are not listed
+  std::string display_version;   // DisplayVersion, may be empty
+  std::string publisher;         // Publisher, may be empty
+  std::string install_location;  // InstallLocation, may be empty
+};
+Result<std::vector<InstalledProgram>> installed_programs();
+
 // Reads a string value from HKEY_LOCAL_MACHINE.
 Result<std::string> read_hklm_string(const std::string& key, const std::string& value);
 

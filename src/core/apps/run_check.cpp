@@ -1,5 +1,6 @@
 // Which check proves an application works: the profile's `check` decides, here and nowhere else.
 #include <zcuda/apps/check.hpp>
+#include <zcuda/apps/physx_check.hpp>
 
 #include <fmt/format.h>
 
@@ -20,9 +21,8 @@ Status run_check(const CheckRun& run, CheckRecord& record) {
       run_fatbin_check(*run.match, run.app, reported_cc(run.family, run.environment, run.os), run.family, record);
       return {};
     case Check::physx:
-      return fail(ErrorKind::unsupported,
-                  fmt::format("profile {}'s check (physx: PhysX System Software installed) is not built into this zcuda yet", profile.name),
-                  "Nothing was checked; docs/apps.md says what the game needs.");
+      run_physx_check(record);
+      return {};
     case Check::none:
       break;
   }

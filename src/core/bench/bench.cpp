@@ -13,6 +13,7 @@
 #include <zcuda/launch/launcher.hpp>
 #include <zcuda/launch/runtime.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/base/path_format.hpp>
 #include <zcuda/stage/for_launch.hpp>
 
 namespace zcuda::bench {
@@ -83,10 +84,32 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
   return out;
 }
 
+// A profile's folder (torch/lib) with this variant's runtime placed in it, or restored for a
+// native run, as `zcuda run --profile` leaves it.
+Result<std::vector<std::string>> place_for(const PreparedVariant& variant, const stage::PlanOptions& placement) {
+  std::vector<std::string> notices;
+  if (!variant.runtime) {
+    auto unstaged = stage::unstage_for_native_launch(placement.app);
+    if (!unstaged) return std::unexpected(unstaged.error());
+    if (*unstaged) notices.push_back(**unstaged);
+    return notices;
+  }
+  stage::PlanOptions options = placement;
+  options.runtime_dir = variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir;
+  auto placed = stage::stage(options);
+  if (!placed) return std::unexpected(std::move(placed.error()).with_note(fmt::format("placing into {}", placement.app)));
+  if (placed->placed > 0) notices.push_back(fmt::format("placed {} file(s) into {} (journaled)", placed->placed, placed->plan.root));
+  return notices;
+}
+
 // Puts the program's folder in the state this variant's launch needs, as `zcuda run` would.
 Status stage_for(PreparedVariant& variant, const Options& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
-  if (variant.runtime && !options.no_stage) {
+  if (options.placement && !options.no_stage) {
+    auto placed = place_for(variant, *options.placement);
+    if (!placed) return std::unexpected(placed.error());
+    notices = std::move(*placed);
+  } else if (variant.runtime && !options.no_stage) {
     auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir,
                                           options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());

@@ -391,6 +391,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   if (!target) return std::unexpected(target.error());
   LaunchPlan plan;
   plan.target = *target;
+  plan.library_folders = options.library_folders;
   plan.environment = base;
   auto set = [&](const std::string& name, std::string value, std::string why) { set_variable(plan, os, name, std::move(value), std::move(why)); };
 
@@ -507,7 +508,13 @@ Result<LaunchPlan> prepare_native_launch(const Options& options, const platform:
   return plan;
 }
 
-std::vector<fs::path> program_library_folders(const LaunchPlan& plan) { return {plan.target.parent_path()}; }
+std::vector<fs::path> program_library_folders(const LaunchPlan& plan) {
+  std::vector<fs::path> folders{plan.target.parent_path()};
+  for (const auto& folder : plan.library_folders) {
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) folders.push_back(folder);
+  }
+  return folders;
+}
 
 Status check_families(const LaunchPlan& plan, Os os) { return family::check_not_mixed(plan.runtime_family, program_library_folders(plan), os); }
 

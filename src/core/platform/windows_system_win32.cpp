@@ -1,6 +1,8 @@
 #include <zcuda/platform/windows_system.hpp>
 
 #include <windows.h>
+
+#include <algorithm>
 #include <dxgi.h>
 
 #include "utf8_win32.hpp"
@@ -81,6 +83,51 @@ Result<std::vector<DxgiAdapter>> dxgi_adapters() {
   factory->Release();
   FreeLibrary(dxgi);
   return adapters;
+}
+
+namespace {
+
+constexpr const wchar_t* kUninstall = L"SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Uninstall";
+
+// The entries of one Uninstall key; a key that cannot be opened has none.
+void read_uninstall_key(HKEY root, REGSAM view, std::vector<InstalledProgram>& out) {
+  HKEY uninstall = nullptr;
+  if (RegOpenKeyExW(root, kUninstall, 0, KEY_READ | view, &uninstall) != ERROR_SUCCESS) return;
+  wchar_t name[256];
+  for (DWORD i = 0;; ++i) {
+    DWORD len = 256;
+    const LSTATUS status = RegEnumKeyExW(uninstall, i, name, &len, nullptr, nullptr, nullptr, nullptr);
+    if (status == ERROR_MORE_DATA) continue;  // a name over 255 characters is no product's
+    if (status != ERROR_SUCCESS) break;
+    HKEY sub = nullptr;
+    if (RegOpenKeyExW(uninstall, name, 0, KEY_READ | view, &sub) != ERROR_SUCCESS) continue;
+    InstalledProgram program;
+    program.display_name = narrow(query_string(sub, L"DisplayName").value_or(L""));
+    program.display_version = narrow(query_string(sub, L"DisplayVersion").value_or(L""));
+    program.publisher = narrow(query_string(sub, L"Publisher").value_or(L""));
+    program.install_location = narrow(query_string(sub, L"InstallLocation").value_or(L""));
+    RegCloseKey(sub);
+    if (!program.display_name.empty()) out.push_back(std::move(program));
+  }
+  RegCloseKey(uninstall);
+}
+
+}  // namespace
+
+Result<std::vector<InstalledProgram>> installed_programs() {
+  std::vector<InstalledProgram> programs;
+  read_uninstall_key(HKEY_LOCAL_MACHINE, KEY_WOW64_64KEY, programs);
+  read_uninstall_key(HKEY_LOCAL_MACHINE, KEY_WOW64_32KEY, programs);
+  read_uninstall_key(HKEY_CURRENT_USER, 0, programs);
+  // On 32-bit Windows both views are one key: each entry once.
+  std::vector<InstalledProgram> unique;
+  for (auto& program : programs) {
+    const bool seen = std::any_of(unique.begin(), unique.end(), [&](const InstalledProgram& p) {
+      return p.display_name == program.display_name && p.display_version == program.display_version && p.publisher == program.publisher;
+    });
+    if (!seen) unique.push_back(std::move(program));
+  }
+  return unique;
 }
 
 Result<std::vector<DisplayDriverKey>> display_driver_keys() {

@@ -15,8 +15,9 @@ using nlohmann::json;
 json key_facts(const apps::CheckRecord& r) {
   static const std::vector<const char*> fatbin = {"library", "compute_capability", "compute_capability_from", "ptx_used", "hint"};
   static const std::vector<const char*> torch = {"torch", "cuda_flavour", "hip", "cuda_available", "device", "capability"};
+  static const std::vector<const char*> physx = {"version", "minimum"};
   json out = json::object();
-  for (const char* key : r.check == apps::Check::fatbin ? fatbin : torch) {
+  for (const char* key : r.check == apps::Check::fatbin ? fatbin : r.check == apps::Check::physx ? physx : torch) {
     if (r.facts.contains(key)) out[key] = r.facts[key];
   }
   if (r.check == apps::Check::fatbin && r.facts.contains("targets")) {
@@ -73,6 +74,8 @@ std::string app_checks_markdown(const json& report) {
       for (const auto& t : f.value("targets", json::array())) targets += (targets.empty() ? "" : ", ") + t.get<std::string>();
       facts = fmt::format("capability {} ({}), PTX used {}; targets: {}", text(f, "compute_capability"), text(f, "compute_capability_from"),
                           text(f, "ptx_used"), targets.empty() ? "none" : targets);
+    } else if (c.value("check", "") == "physx") {
+      facts = fmt::format("PhysX System Software {} (needs {} or newer)", text(f, "version"), text(f, "minimum"));
     } else {
       facts = fmt::format("torch {} (CUDA flavour {}), CUDA {}, device {}", text(f, "torch"), text(f, "cuda_flavour"),
                           f.value("cuda_available", false) ? "available" : "unavailable", text(f, "device"));

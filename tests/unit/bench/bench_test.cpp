@@ -9,6 +9,7 @@
 #include <zcuda/bench/bench.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <fmt/format.h>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -297,6 +298,53 @@ TEST_F(BenchTest, NativeAndARuntimeFolderEachLaunchTheirOwnLibraries) {
   bool said_unstaged = false;
   for (const auto& n : observer.notices) said_unstaged = said_unstaged || n.find("unstaged") != std::string::npos;
   EXPECT_TRUE(said_unstaged);
+}
+
+// A profile's placement (a torch/lib-like folder and a name map) instead of the program's folder:
+// every ZLUDA run finds the runtime's file there under the mapped name, every native run the
+// folder's original, and after A B B A (native A last) the folder is restored byte for byte.
+TEST_F(BenchTest, AProfilesPlacementFollowsEachVariant) {
+  const fs::path lib = tmp / "torch" / "lib";
+  const fs::path runtime = tmp / "runtime";
+  fs::create_directories(lib);
+  fs::create_directories(runtime);
+#ifdef _WIN32
+  const std::string driver = "nvcuda.dll", served = "cublas64_11.dll";
+#else
+  const std::string driver = "libcuda.so.1", served = "libcublas.so.11";
+#endif
+  const fs::path original = path_from_utf8(ZCUDA_TEST_APP_LIBCUDA), zluda = path_from_utf8(ZCUDA_TEST_RUNTIME_LIBCUDA);
+  fs::copy_file(original, lib / served);
+  fs::copy_file(zluda, runtime / driver);
+  stage::PlanOptions placement;
+  placement.app = lib;
+  placement.names = {{driver, served, std::nullopt}};
+  options.placement = placement;
+  series(3);
+  options.variants[1].runtime = path_to_utf8(runtime);
+  options.runs = 2;
+  // After each run: B (ZLUDA) sees the runtime's bytes under the mapped name, A the original.
+  const std::string placed = path_to_utf8(lib / served);
+#ifdef _WIN32
+  options.check = fmt::format(R"(if "%ZCUDA_BENCH_VARIANT%"=="B" (fc /b "{0}" "{1}" >nul) else (fc /b "{0}" "{2}" >nul))", placed,
+                              path_to_utf8(zluda), path_to_utf8(original));
+#else
+  options.check = fmt::format(R"(if [ "$ZCUDA_BENCH_VARIANT" = B ]; then cmp -s '{0}' '{1}'; else cmp -s '{0}' '{2}'; fi)", placed,
+                              path_to_utf8(zluda), path_to_utf8(original));
+#endif
+  auto r = bench();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->order, "ABBA");
+  EXPECT_TRUE(r->variants[0].ok) << r->comparison.summary;
+  EXPECT_TRUE(r->variants[1].ok) << r->comparison.summary;
+  for (const auto& variant : r->variants) {
+    for (const auto& run : variant.runs) EXPECT_TRUE(run.failure.empty()) << variant.name << ": " << run.failure;
+  }
+  EXPECT_EQ(test::read_file(lib / served), test::read_file(original));
+  EXPECT_FALSE(fs::exists(lib / ".zcuda-stage"));
+  bool said_placed = false;
+  for (const auto& n : observer.notices) said_placed = said_placed || n.find("placed 1 file(s) into") != std::string::npos;
+  EXPECT_TRUE(said_placed);
 }
 
 }  // namespace

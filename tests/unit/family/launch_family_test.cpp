@@ -148,6 +148,27 @@ TEST_F(LaunchFamily, AProgramFolderOfTheOtherFamilyIsRefused) {
   EXPECT_TRUE(check_families(*same, Os::windows));
 }
 
+// A torch/lib that ComfyUI-Zluda's installer patched with lshqqytiger's cuBLAS, named as one of
+// the program's library folders (as a profile does): the program's own folder is clean, and the
+// launch with upstream's runtime is still refused, naming the file in torch/lib.
+TEST_F(LaunchFamily, APatchedTorchLibTheProfileNamesIsChecked) {
+  const fs::path torch_lib = dir.path() / "venv" / "Lib" / "site-packages" / "torch" / "lib";
+  put("lshqqytiger_cublas.dll", torch_lib / "cublas64_11.dll");
+  auto o = options(upstream);
+  auto unchecked = prepare_launch(o, {});
+  ASSERT_TRUE(unchecked);
+  EXPECT_TRUE(check_families(*unchecked, Os::windows));
+
+  o.library_folders = {torch_lib};
+  auto plan = prepare_launch(o, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(program_library_folders(*plan), (std::vector<fs::path>{app, torch_lib}));
+  auto refused = check_families(*plan, Os::windows);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::mixed_family);
+  EXPECT_NE(refused.error().message.find("cublas64_11.dll"), std::string::npos) << refused.error().message;
+}
+
 TEST_F(LaunchFamily, AnUnknownRuntimeDoesNotBlockByItself) {
   put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
   const fs::path unknown = dir.path() / "unknown";

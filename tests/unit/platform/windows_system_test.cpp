@@ -2,6 +2,8 @@
 // it embeds in its executables (manifest), checked on a live Windows system or Wine.
 #include <windows.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/os.hpp>
@@ -51,6 +53,31 @@ TEST(WindowsSystem, Windows11IsToldApartFromWindows10ByItsBuild) {
   RegistryScratch::set_string(HKEY_LOCAL_MACHINE, kCurrentVersion, L"CurrentBuildNumber", L"19045");
   RegistryScratch::set_string(HKEY_LOCAL_MACHINE, kCurrentVersion, L"DisplayVersion", L"22H2");
   EXPECT_EQ(system_info().os_name, "Windows 10 Pro");
+}
+
+// Installers register under HKLM (either registry view) or, per user, under HKCU; an entry
+// without a DisplayName is no program "Apps & features" lists.
+TEST(WindowsSystem, InstalledProgramsComeFromTheUninstallKeys) {
+  RegistryScratch registry;
+  const std::wstring uninstall = L"SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\";
+  RegistryScratch::set_string(HKEY_LOCAL_MACHINE, uninstall + L"{B8A5A1B2-0000-0000-0000-PHYSX}", L"DisplayName",
+                              L"NVIDIA PhysX System Software 9.19.0218");
+  RegistryScratch::set_string(HKEY_LOCAL_MACHINE, uninstall + L"{B8A5A1B2-0000-0000-0000-PHYSX}", L"DisplayVersion", L"9.19.0218");
+  RegistryScratch::set_string(HKEY_LOCAL_MACHINE, uninstall + L"{B8A5A1B2-0000-0000-0000-PHYSX}", L"Publisher", L"NVIDIA Corporation");
+  RegistryScratch::set_string(HKEY_CURRENT_USER, uninstall + L"PerUserTool", L"DisplayName", L"A per-user tool");
+  RegistryScratch::set_string(HKEY_LOCAL_MACHINE, uninstall + L"KB000000", L"ParentKeyName", L"OperatingSystem");
+  auto programs = windows::installed_programs();
+  ASSERT_TRUE(programs) << programs.error().message;
+  std::vector<std::string> names;
+  for (const auto& p : *programs) names.push_back(p.display_name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"A per-user tool", "NVIDIA PhysX System Software 9.19.0218"}));
+  for (const auto& p : *programs) {
+    if (p.display_name.starts_with("NVIDIA")) {
+      EXPECT_EQ(p.display_version, "9.19.0218");
+      EXPECT_EQ(p.publisher, "NVIDIA Corporation");
+    }
+  }
 }
 
 TEST(WindowsSystem, MissingRegistryValuesAreNotFound) {

@@ -1,0 +1,75 @@
+// Runtime families through the zcuda binary, on folders of the family suite's MinGW-built
+// stand-ins (tests/unit/family): the mixed-family refusal (exit 14) and the family that
+// run --print-env names. The refusal is a Windows launch's: these run as Windows programs under
+// Wine (scripts/test-windows.sh); elsewhere they are skipped.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <zcuda/base/path_text.hpp>
+
+#include "family/family_parts.hpp"
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace zcuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FamilyCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef _WIN32
+    GTEST_SKIP() << "a Windows launch: run under Wine by scripts/test-windows.sh";
+#endif
+    if (!fs::exists(family::part("upstream_nvcuda.dll"))) GTEST_SKIP() << "MinGW-w64 was not found at configure time";
+    family::make_upstream(upstream, true);
+    family::make_lshqqytiger(lshqqytiger, false);
+    family::put("program.exe", app / "app.exe");
+  }
+  test::CommandResult run(const fs::path& runtime, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{
+        "--home", path_to_utf8(dir.path() / "home"), "run", "--no-detect", "--direct", "--runtime-dir", path_to_utf8(runtime)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(path_to_utf8(app / "app.exe"));
+    return test::run_zcuda(args);
+  }
+  test::TempDir dir;
+  fs::path upstream = dir.path() / "upstream", lshqqytiger = dir.path() / "lshqqytiger", app = dir.path() / "app";
+};
+
+// ComfyUI-Zluda's installer copied lshqqytiger's cuBLAS beside the program; upstream's runtime
+// would put both families into one process: refused before anything is staged or started.
+TEST_F(FamilyCli, AMixedLaunchIsRefusedWithExit14AndNothingChanges) {
+  family::put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  auto r = run(upstream);
+  EXPECT_EQ(r.exit_code, 14) << r.out << r.err;
+  EXPECT_NE(r.err.find("lshqqytiger"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cublas64_11.dll"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--runtime-dir"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(app / ".zcuda-stage"));
+
+  auto json = test::run_zcuda({"--home", path_to_utf8(dir.path() / "home"), "--json", "run", "--no-detect", "--direct", "--runtime-dir",
+                               path_to_utf8(upstream), path_to_utf8(app / "app.exe")});
+  EXPECT_EQ(json.exit_code, 14);
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json.out;
+  EXPECT_EQ(j["error"]["kind"], "mixed_family") << json.out;
+}
+
+// run --print-env names the family, the release where the files tell, and the compute
+// capability the family reports by itself.
+TEST_F(FamilyCli, PrintEnvNamesEachFamily) {
+  auto up = run(upstream, {"--print-env"});
+  ASSERT_EQ(up.exit_code, 0) << up.err;
+  EXPECT_NE(up.out.find("# runtime family: upstream"), std::string::npos) << up.out;
+  auto lq = run(lshqqytiger, {"--print-env"});
+  ASSERT_EQ(lq.exit_code, 0) << lq.err;
+  EXPECT_NE(lq.out.find("# runtime family: lshqqytiger"), std::string::npos) << lq.out;
+}
+
+}  // namespace
+}  // namespace zcuda
