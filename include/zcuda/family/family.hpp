@@ -34,6 +34,8 @@ struct Identity {
   bool operator==(const Identity&) const = default;
 };
 nlohmann::json to_json(const Identity& identity);
+// "upstream family, release v6", "unknown family": how detect and verify name it in a line.
+std::string summary(const Identity& identity);
 // Reads to_json's form back (records that keep an identity: verify results); a family word zcuda
 // does not know is refused.
 void from_json(const nlohmann::json& in, Identity& identity);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/home/home.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/load_dialogs.hpp>
@@ -141,6 +142,8 @@ struct Options {
 struct Report {
   std::string started_utc;
   Runtime runtime;
+  // Which ZLUDA the runtime is (docs/families.md); none for the system's CUDA.
+  std::optional<family::Identity> runtime_family;
   platform::LaunchMethod launch_method = platform::LaunchMethod::system;
   std::filesystem::path probe;
   std::chrono::seconds timeout{0};

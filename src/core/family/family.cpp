@@ -25,6 +25,12 @@ nlohmann::json to_json(const Identity& identity) {
   return out;
 }
 
+std::string summary(const Identity& identity) {
+  std::string out = std::string(to_string(identity.family)) + " family";
+  if (identity.release) out += ", release " + *identity.release;
+  return out;
+}
+
 void from_json(const nlohmann::json& in, Identity& identity) {
   identity = Identity{};
   const auto word = in.at("family").get<std::string>();
