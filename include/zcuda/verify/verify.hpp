@@ -64,6 +64,9 @@ struct Runtime {
 // names its version folder) when there is one, else the system's CUDA.
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home);
 
+// Which ZLUDA the runtime is (an installed one's digests from its receipt); none for the system's CUDA.
+std::optional<family::Identity> runtime_family(const Runtime& runtime);
+
 struct LibraryFile {
   std::string role;       // "driver", "cublas", ...
   std::string requested;  // "libcublas.so.13"

@@ -116,15 +116,14 @@ std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::sec
   return result;
 }
 
-// Which ZLUDA the runtime is, an installed one's digests from its receipt; none for the system's CUDA.
-std::optional<family::Identity> family_of(const Runtime& runtime) {
+}  // namespace
+
+std::optional<family::Identity> runtime_family(const Runtime& runtime) {
   if (!runtime.dir) return std::nullopt;
   launch::RuntimeLocation location{*runtime.dir, launch::RuntimeChoice::runtime_dir_flag, std::nullopt};
   if (runtime.kind == RuntimeKind::zluda) location = {*runtime.dir, launch::RuntimeChoice::installed, runtime.version};
   return launch::runtime_family(location, platform::current_os());
 }
-
-}  // namespace
 
 Result<Report> run(const Options& options) {
   auto selected = select(options.checks);
@@ -142,7 +141,7 @@ Result<Report> run(const Options& options) {
   Report report;
   report.started_utc = utc_now();
   report.runtime = options.runtime;
-  report.runtime_family = family_of(options.runtime);
+  report.runtime_family = runtime_family(options.runtime);
   report.launch_method = launch->method();
   report.probe = options.probe;
   report.timeout = options.timeout;
