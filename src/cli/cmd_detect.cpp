@@ -4,8 +4,10 @@
 
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/launch/quarantine.hpp>
+#include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
+#include <zcuda/base/path_text.hpp>
 #include <zcuda/base/units.hpp>
 
 #include "command.hpp"
@@ -20,7 +22,24 @@ struct DetectOptions {
   bool strict = false;
 };
 
-std::string render(const detect::Profile& p, const ui::Style& s) {
+using InstalledRuntime = Result<std::optional<launch::InstalledRuntime>>;
+
+// The runtime `zcuda run` uses by default, with its family (docs/families.md).
+std::string describe_installed(const InstalledRuntime& installed) {
+  if (!installed) return installed.error().message;
+  if (!*installed) return "none installed";
+  const auto& r = **installed;
+  return fmt::format("{} at {} ({})", r.version, path_to_utf8(r.dir), family::summary(r.family));
+}
+
+nlohmann::json installed_json(const InstalledRuntime& installed) {
+  if (!installed) return {{"error", installed.error().message}};
+  if (!*installed) return nullptr;
+  const auto& r = **installed;
+  return {{"version", r.version}, {"dir", path_to_utf8(r.dir)}, {"family", family::to_json(r.family)}};
+}
+
+std::string render(const detect::Profile& p, const std::optional<InstalledRuntime>& installed, const ui::Style& s) {
   std::string out;
   std::size_t errors = 0, warnings = 0;
   for (const auto& f : p.findings) {
@@ -102,6 +121,7 @@ std::string render(const detect::Profile& p, const ui::Style& s) {
   if (!c.toolkits.empty()) cuda += fmt::format("; CUDA toolkit at {}", fmt::join(c.toolkits, ", "));
   if (c.driver_stub_only) cuda += " (stub libcuda only)";
   facts.add_row({"CUDA", cuda});
+  if (installed) facts.add_row({"ZLUDA runtime", describe_installed(*installed)});
   out += facts.render();
 
   if (!p.findings.empty()) {
@@ -135,12 +155,15 @@ CommandRun setup_detect(CLI::App& sub) {
     auto profile = detect::detect_machine(detect_options);
     if (!profile) return std::unexpected(profile.error());
     // The installed runtime belongs to zcuda, not the machine: added here, from home.
+    std::optional<InstalledRuntime> installed;
     if (!options->root) {
       if (auto quarantined = launch::quarantine_finding(context.home)) profile->findings.push_back(std::move(*quarantined));
+      installed = launch::installed_runtime(context.home, platform::current_os());
     }
     CommandOutput output;
     output.json = *profile;
-    output.text = render(*profile, context.style);
+    if (installed) output.json["zluda_runtime"] = installed_json(*installed);
+    output.text = render(*profile, installed, context.style);
     if (options->strict && !profile->ready()) output.exit_code = exit_code(ErrorKind::environment);
     return output;
   };

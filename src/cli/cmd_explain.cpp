@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 
 #include <zcuda/explain/explain.hpp>
-#include <zcuda/family/family.hpp>
-#include <zcuda/launch/runtime.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 
@@ -14,16 +12,6 @@
 namespace zcuda::cli {
 
 namespace {
-
-// The family of the runtime `zcuda run` would use, for the mixed-family explanation; nothing when
-// no runtime is installed or its files do not tell.
-std::optional<std::string> installed_runtime_family(const home::Home& home) {
-  auto runtime = launch::locate_runtime(std::nullopt, home);
-  if (!runtime) return std::nullopt;
-  auto identity = family::identify_runtime(runtime->dir, platform::current_os());
-  if (!identity || identity->family == family::Family::unknown) return std::nullopt;
-  return std::string(family::to_string(identity->family));
-}
 
 struct ExplainOptions {
   std::vector<std::string> text;
@@ -89,7 +77,6 @@ CommandRun setup_explain(CLI::App& sub) {
     explain::MachineFacts machine;
     if (!o->no_detect) {
       machine = explain::gather_machine_facts(context.home);
-      machine.runtime_family = installed_runtime_family(context.home);
     }
     CommandOutput out;
     nlohmann::json list = nlohmann::json::array();

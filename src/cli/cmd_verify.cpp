@@ -78,6 +78,7 @@ CommandOutput render(const Context& context, const verify::Report& report, const
   out.exit_code = report.passed() ? 0 : 1;
 
   std::string text = style.bold("Runtime: ") + describe_runtime(report) + "\n";
+  text += style.bold("Family:  ") + (report.runtime_family ? family::summary(*report.runtime_family) : "none (the system's CUDA)") + "\n";
   text += style.bold("Stack:   ") + report.stack() + (report.device().empty() ? "" : " (" + report.device() + ")") + "\n\n";
   ui::Table table({"CHECK", "STATUS", "TIME", "DETAIL"});
   for (const auto& c : report.checks) {

@@ -32,6 +32,33 @@ std::string counted(std::size_t n, const char* noun) { return fmt::format("{} {}
 
 // The summary line counts what it names: errors as errors, warnings as warnings, on every
 // captured machine.
+// The runtime `zcuda run` uses, with its family: none, then an installed one (zluda_ld is a name
+// only upstream ships; its libcuda.so.1 and nvcuda.dll are no library at all, so the name decides on either OS).
+TEST(DetectCli, TheInstalledRuntimeIsNamedWithItsFamily) {
+  TempDir home;
+  auto none = run_zcuda({"--json", "detect", "--no-hip", "--home", home.path().string()});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out).at("zluda_runtime").is_null());
+  EXPECT_NE(run_zcuda({"detect", "--no-hip", "--home", home.path().string()}).out.find("none installed"), std::string::npos);
+
+  const auto version = home / "installs" / "zluda" / "v1";
+  for (const char* name : {"libcuda.so.1", "nvcuda.dll", "zluda_ld"}) write_file(version / name, "stand-in");
+  write_file(home / "installs" / "zluda" / "current", "v1\n");
+  auto js = run_zcuda({"--json", "detect", "--no-hip", "--home", home.path().string()});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const auto runtime = nlohmann::json::parse(js.out).at("zluda_runtime");
+  EXPECT_EQ(runtime["version"], "v1") << runtime.dump();
+  EXPECT_EQ(runtime["family"]["family"], "upstream") << runtime.dump();
+  EXPECT_TRUE(runtime["family"]["release"].is_null());
+  auto text = run_zcuda({"detect", "--no-hip", "--home", home.path().string()});
+  EXPECT_NE(text.out.find("(upstream family)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("v1 at "), std::string::npos) << text.out;
+
+  // A captured tree is not this home's machine: no runtime is named.
+  auto rooted = run_zcuda({"--json", "detect", "--root", fixture("kernels-missing-rx9070xt"), "--home", home.path().string()});
+  EXPECT_FALSE(nlohmann::json::parse(rooted.out).contains("zluda_runtime"));
+}
+
 TEST(DetectCli, SummaryLineCountsWhatItSays) {
   TempDir home;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(ZCUDA_FIXTURES_DIR) + "/detect")) {

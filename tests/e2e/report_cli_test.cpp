@@ -174,6 +174,23 @@ TEST(ReportCli, InstalledComponentsAreCheckedAgainstTheirReceipts) {
   EXPECT_EQ(by_size["integrity"], "ok") << "--no-hash checks sizes only";
 }
 
+// The installed ZLUDA's entry names its family (zluda_ld: a name only upstream ships).
+TEST(ReportCli, TheInstalledRuntimesFamilyIsNamed) {
+  TempDir home;
+  const auto version = home / "installs" / "zluda" / "v1";
+  for (const char* name : {"libcuda.so.1", "nvcuda.dll", "zluda_ld"}) write_file(version / name, "stand-in");
+  write_file(home / "installs" / "zluda" / "current", "v1\n");
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = home.path().string();
+  auto r = run_zcuda({"--json", "report"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto installs = nlohmann::json::parse(r.out)["installs"];
+  ASSERT_EQ(installs.size(), 1u) << installs.dump();
+  EXPECT_EQ(installs[0]["runtime_family"]["family"], "upstream") << installs.dump();
+  auto markdown = run_zcuda({"report"}, o);
+  EXPECT_NE(markdown.out.find("zluda v1: integrity no receipt, upstream family"), std::string::npos) << markdown.out;
+}
+
 TEST(ReportCli, MergeBuildsAMatrix) {
   std::string dir = std::string(ZCUDA_FIXTURES_DIR) + "/report/";
   auto r = run_zcuda({"report", "merge", dir + "report-a.json", dir + "report-b.json", dir + "report-c.json"});

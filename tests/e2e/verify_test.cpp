@@ -86,6 +86,7 @@ TEST(Verify, WithoutADriverEveryCheckReportsMissingCleanly) {
   const auto out = json::parse(r.out);
   EXPECT_EQ(out["command"], "verify");
   EXPECT_EQ(out["runtime"]["kind"], "native");
+  EXPECT_TRUE(out["runtime_family"].is_null()) << "the system's CUDA is no ZLUDA family";
   ASSERT_EQ(out["checks"].size(), 37u);
   for (const auto& c : out["checks"]) {
     EXPECT_EQ(c["status"], "missing") << c.dump();
@@ -430,6 +431,21 @@ TEST(Verify, HumanOutputShowsTheTableAndCountsOnlyCoreChecks) {
   EXPECT_NE(r.out.find("driver.init"), std::string::npos);
   EXPECT_NE(r.out.find("crash"), std::string::npos);
   EXPECT_NE(r.out.find("Saved to"), std::string::npos);
+}
+
+// The runtime verify ran against is named with its family, in --json, the saved results and the text.
+TEST(Verify, TheRuntimesFamilyIsNamed) {
+  TempDir dir;
+  make_runtime(dir / "runtime", FAKE_CUDA_CRASH);
+  write_file(dir / "runtime" / "zluda_ld", "a file name only upstream ships");
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "driver.init"});
+  const auto out = json::parse(r.out);
+  EXPECT_EQ(out["runtime_family"]["family"], "upstream") << r.out;
+  EXPECT_NE(out["runtime_family"]["evidence"].dump().find("zluda_ld"), std::string::npos);
+  EXPECT_EQ(json::parse(read_file(dir / "home" / "state" / "verify" / "last.json"))["runtime_family"]["family"], "upstream");
+
+  auto text = run_zcuda({"--home", (dir / "home").string(), "verify", "--runtime-dir", (dir / "runtime").string(), "--check", "driver.init"});
+  EXPECT_NE(text.out.find("Family:  upstream family"), std::string::npos) << text.out;
 }
 
 TEST(Verify, BadInputIsRefusedWithDistinctCodes) {

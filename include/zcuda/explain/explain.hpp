@@ -94,7 +94,7 @@ struct MachineFacts {
 };
 
 // This machine's facts: detection as a launch uses it (file probes only), the installed runtime's
-// quarantined files and the user folder.
+// quarantined files and family, and the user folder.
 MachineFacts gather_machine_facts(const home::Home& home);
 // The same from what a caller already has (run: its launch's detection, its runtime's check).
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined);

@@ -31,12 +31,29 @@ struct Identity {
   std::optional<std::string> release;  // the release or nightly, where the files tell
   std::vector<std::string> evidence;   // one line per fact that decided (or failed to decide) it
   bool has_32bit = false;              // a `32` folder with ZLUDA's 32-bit files
+  bool operator==(const Identity&) const = default;
 };
 nlohmann::json to_json(const Identity& identity);
+// "upstream family, release v6", "unknown family": how detect and verify name it in a line.
+std::string summary(const Identity& identity);
+// Reads to_json's form back (records that keep an identity: verify results); a family word zcuda
+// does not know is refused.
+void from_json(const nlohmann::json& in, Identity& identity);
+
+// What an install receipt recorded of a file: its size and SHA-256. Believed only while the file
+// on disk (a regular file, not a link) still has that size; then its bytes are not read, so that
+// a launch never hashes a 68 MB nvcuda.dll again.
+struct RecordedFile {
+  std::uint64_t size = 0;
+  std::string sha256;
+};
+// Path relative to the runtime folder, '/'-separated ("nvcuda.dll", "32/nvcuda.dll") -> record.
+using RecordedDigests = std::map<std::string, RecordedFile>;
 
 // The family of a runtime folder. Fails when the folder does not exist or holds no ZLUDA
-// library; a folder whose files do not tell is Family::unknown, never a guess.
-Result<Identity> identify_runtime(const std::filesystem::path& dir, platform::Os os);
+// library; a folder whose files do not tell is Family::unknown, never a guess. `recorded`: the
+// digests its install receipt holds (launch::recorded_digests), used instead of hashing.
+Result<Identity> identify_runtime(const std::filesystem::path& dir, platform::Os os, const RecordedDigests& recorded = {});
 
 // One library file: the family that built it, or nullopt when it is not a ZLUDA library (an
 // NVIDIA original, say).
@@ -46,7 +63,9 @@ struct LibraryIdentity {
   std::string evidence;
   std::optional<std::string> release;  // when its digest is a known release file's
 };
-std::optional<LibraryIdentity> identify_library(const std::filesystem::path& file, platform::Os os);
+// `recorded`: the file's receipt entry, believed while the size on disk matches it.
+std::optional<LibraryIdentity> identify_library(const std::filesystem::path& file, platform::Os os,
+                                                const std::optional<RecordedFile>& recorded = std::nullopt);
 
 // The ZLUDA libraries among a folder's CUDA-named files (cublas64_11.dll, nvcuda.dll, ...),
 // sorted by path; NVIDIA's originals and other files are left out.

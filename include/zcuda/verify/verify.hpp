@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/home/home.hpp>
 #include <zcuda/launch/launcher_encoding.hpp>
 #include <zcuda/launch/load_dialogs.hpp>
@@ -62,6 +63,9 @@ struct Runtime {
 // `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
 // names its version folder) when there is one, else the system's CUDA.
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home);
+
+// Which ZLUDA the runtime is (an installed one's digests from its receipt); none for the system's CUDA.
+std::optional<family::Identity> runtime_family(const Runtime& runtime);
 
 struct LibraryFile {
   std::string role;       // "driver", "cublas", ...
@@ -141,6 +145,8 @@ struct Options {
 struct Report {
   std::string started_utc;
   Runtime runtime;
+  // Which ZLUDA the runtime is (docs/families.md); none for the system's CUDA.
+  std::optional<family::Identity> runtime_family;
   platform::LaunchMethod launch_method = platform::LaunchMethod::system;
   std::filesystem::path probe;
   std::chrono::seconds timeout{0};

@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/detected.hpp>
 #include <zcuda/launch/quarantine.hpp>
+#include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/platform/process.hpp>
 
 namespace zcuda::explain {
@@ -143,7 +145,14 @@ std::vector<std::string> fact(std::string_view key, const MachineFacts& m, const
 
 }  // namespace
 
-MachineFacts gather_machine_facts(const home::Home& home) { return machine_facts(launch::detect_for_launch(), launch::quarantined_files(home)); }
+MachineFacts gather_machine_facts(const home::Home& home) {
+  auto facts = machine_facts(launch::detect_for_launch(), launch::quarantined_files(home));
+  // The installed runtime's family, its digests from the receipt (no 68 MB hash per explain).
+  if (auto installed = launch::installed_runtime(home, platform::current_os()); installed && *installed) {
+    if ((*installed)->family.family != family::Family::unknown) facts.runtime_family = std::string(family::to_string((*installed)->family.family));
+  }
+  return facts;
+}
 
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined) {
   MachineFacts facts;

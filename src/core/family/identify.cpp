@@ -54,12 +54,20 @@ std::optional<std::string> find_lower(const std::vector<std::string>& names, aut
   return std::nullopt;
 }
 
-// The file's known-release entry, hashing it only when its size matches one.
-std::optional<KnownFile> known_by_digest(const fs::path& file) {
+struct KnownMatch {
+  KnownFile known;
+  bool from_receipt = false;  // the digest is the receipt's, not read from the bytes
+};
+
+// The file's known-release entry, hashing it only when its size matches one and no receipt
+// entry of that size vouches for its digest.
+std::optional<KnownMatch> known_by_digest(const fs::path& file, const std::optional<RecordedFile>& recorded) {
   std::error_code ec;
   const auto size = fs::file_size(file, ec);
   if (ec) return std::nullopt;
   std::optional<std::string> digest;
+  const bool believed = recorded && recorded->size == size && fs::is_regular_file(fs::symlink_status(file, ec));
+  if (believed) digest = recorded->sha256;
   for (const auto& known : known_files()) {
     if (known.size != size) continue;
     if (!digest) {
@@ -67,7 +75,7 @@ std::optional<KnownFile> known_by_digest(const fs::path& file) {
       if (!hashed) return std::nullopt;
       digest = *hashed;
     }
-    if (*digest == known.sha256) return known;
+    if (*digest == known.sha256) return KnownMatch{known, believed};
   }
   return std::nullopt;
 }
@@ -114,12 +122,13 @@ std::optional<LibraryIdentity> from_elf(const fs::path& file, const binfmt::Impo
 
 }  // namespace
 
-std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::Os) {
-  if (auto known = known_by_digest(file)) {
-    auto library = found(file, known->family,
-                         fmt::format("{} is {} of {}'s release {} (SHA-256 {})", path_to_utf8(file.filename()), known->name, to_string(known->family),
-                                     known->release, known->sha256));
-    library.release = known->release;
+std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::Os, const std::optional<RecordedFile>& recorded) {
+  if (auto match = known_by_digest(file, recorded)) {
+    const KnownFile& known = match->known;
+    auto library = found(file, known.family,
+                         fmt::format("{} is {} of {}'s release {} (SHA-256 {}{})", path_to_utf8(file.filename()), known.name, to_string(known.family),
+                                     known.release, known.sha256, match->from_receipt ? ", as its install receipt records" : ""));
+    library.release = known.release;
     return library;
   }
   auto read = binfmt::read_imports(file);
@@ -128,7 +137,7 @@ std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::
   return imports.format == binfmt::Format::pe ? from_pe(file, imports) : from_elf(file, imports);
 }
 
-Result<Identity> identify_runtime(const fs::path& dir, platform::Os os) {
+Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const RecordedDigests& recorded) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return fail(ErrorKind::not_found, fmt::format("{} is not a folder", path_to_utf8(dir)),
@@ -161,7 +170,8 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os) {
       }
     }
     if (!is_cuda_library_name(name, os)) continue;
-    if (auto library = identify_library(file, os)) {
+    const auto entry = recorded.find(path_to_utf8(file.filename()));
+    if (auto library = identify_library(file, os, entry == recorded.end() ? std::nullopt : std::optional(entry->second))) {
       identity.evidence.push_back(library->evidence);
       if (library->family != Family::unknown) by_content.insert(library->family);
       if (library->release && !identity.release) identity.release = library->release;

@@ -9,6 +9,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/launch/launcher.hpp>
+#include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/launch/server32.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
@@ -125,16 +126,6 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
                 "administrator) and run zcuda again.");
   }
   return {};
-}
-
-// The runtime's family; a folder whose files cannot be read is `unknown`, with the reason (an
-// unknown family never blocks a launch by itself).
-family::Identity runtime_family_of(const fs::path& dir, Os os) {
-  auto identity = family::identify_runtime(dir, os);
-  if (identity) return *identity;
-  family::Identity unknown;
-  unknown.evidence.push_back(identity.error().message);
-  return unknown;
 }
 
 // The variable the user set that fixes the compute capability, as the program will see it (--env
@@ -412,7 +403,7 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   // Only ZLUDA's Windows build reads HIP_PATH (zluda_windows/src/lib.rs); Linux finds ROCm
   // through the library path (set_linux_loading).
   if (hip && os == Os::windows) set("HIP_PATH", path_to_utf8(*hip), "where ZLUDA looks for the HIP SDK's libraries (rocBLAS, hipBLASLt, MIOpen)");
-  plan.runtime_family = runtime_family_of(options.runtime.dir, os);
+  plan.runtime_family = runtime_family(options.runtime, os);
   auto cc = choose_compute_capability(options, base, plan.runtime_family);
   if (!cc) return std::unexpected(cc.error());
   plan.compute_capability = std::move(*cc);

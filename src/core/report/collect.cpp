@@ -16,7 +16,9 @@
 #include <zcuda/base/version.hpp>
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/base/sha256.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/install/receipt.hpp>
+#include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
@@ -88,6 +90,11 @@ nlohmann::json installs_section(const CollectOptions& options) {
     auto current = platform::read_file(it->path() / "current", 4096);
     std::string version = current ? std::string(current->substr(0, current->find_first_of("\r\n"))) : std::string();
     component["current"] = version.empty() ? nlohmann::json(nullptr) : nlohmann::json(version);
+    // Which ZLUDA the runtime `zcuda run` uses is (its digests from the receipt); null when it cannot be located.
+    if (name == "zluda") {
+      auto runtime = launch::installed_runtime(options.home, platform::current_os());
+      component["runtime_family"] = runtime && *runtime ? family::to_json((*runtime)->family) : nlohmann::json(nullptr);
+    }
     auto receipt = version.empty() ? std::nullopt : install::read_receipt(options.home, name, version);
     if (!receipt) {
       component["receipt"] = nullptr;

@@ -24,6 +24,14 @@ std::string str(const nlohmann::json& j, const char* key, const char* absent = "
   return it->dump();
 }
 
+// ", upstream family, release v6" for an installed ZLUDA; nothing for other components.
+std::string install_family(const nlohmann::json& component) {
+  const auto it = component.find("runtime_family");
+  if (it == component.end() || !it->is_object()) return "";
+  const std::string release = str(*it, "release", "");
+  return ", " + str(*it, "family") + " family" + (release.empty() ? "" : ", release " + release);
+}
+
 // A member by reference (iterating .items() of a temporary copy would dangle).
 const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   static const nlohmann::json empty = nlohmann::json::object();
@@ -103,7 +111,8 @@ std::string render_markdown(const nlohmann::json& r) {
                      cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
   std::string installed;
   for (const auto& c : r.value("installs", nlohmann::json::array())) {
-    installed += fmt::format("{}{} {} ({})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
+    installed += fmt::format("{}{} {} ({}{})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"),
+                             install_family(c));
   }
   out += fmt::format("| Installed | {} |\n", cell(installed.empty() ? "nothing installed by zcuda" : installed));
   const auto saved_verify = verify_results(r);
@@ -144,7 +153,7 @@ std::string render_markdown(const nlohmann::json& r) {
 
   std::string installs;
   for (const auto& c : r.value("installs", nlohmann::json::array())) {
-    installs += fmt::format("- {} {}: integrity {}", str(c, "component"), str(c, "current", "none"), str(c, "integrity"));
+    installs += fmt::format("- {} {}: integrity {}{}", str(c, "component"), str(c, "current", "none"), str(c, "integrity"), install_family(c));
     if (c.contains("files_checked"))
       installs += fmt::format(" ({} files checked, {} missing, {} changed)", c["files_checked"].get<int>(), c["files_missing"].get<int>(),
                               c["files_changed"].get<int>());

@@ -107,6 +107,7 @@ void to_json(json& out, const Report& r) {
   }
   out = {{"started_utc", r.started_utc},
          {"runtime", runtime},
+         {"runtime_family", r.runtime_family ? family::to_json(*r.runtime_family) : json(nullptr)},
          {"stack", r.stack()},
          {"device", r.device()},
          {"probe", path_to_utf8(r.probe)},
@@ -140,6 +141,8 @@ void from_json(const json& in, Report& r) {
   if (auto dir = optional_at<std::string>(runtime, "dir")) r.runtime.dir = path_from_utf8(*dir);
   r.runtime.chosen_by = runtime.at("chosen_by").get<std::string>();
   r.runtime.version = runtime.value("version", "");
+  // Results written before families were named have none.
+  if (in.contains("runtime_family") && in.at("runtime_family").is_object()) r.runtime_family = in.at("runtime_family").get<family::Identity>();
   const auto launch_text = runtime.at("launch").get<std::string>();
   const auto launch = platform::launch_method_from(launch_text);
   if (!launch) throw json::other_error::create(501, "runtime.launch '" + launch_text + "' is not a way zcuda puts a runtime first", &runtime);

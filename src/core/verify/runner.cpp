@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/runtime_launch.hpp>
 
@@ -117,6 +118,13 @@ std::optional<CudaCheck> run_cuda_check(const Runtime& runtime, std::chrono::sec
 
 }  // namespace
 
+std::optional<family::Identity> runtime_family(const Runtime& runtime) {
+  if (!runtime.dir) return std::nullopt;
+  launch::RuntimeLocation location{*runtime.dir, launch::RuntimeChoice::runtime_dir_flag, std::nullopt};
+  if (runtime.kind == RuntimeKind::zluda) location = {*runtime.dir, launch::RuntimeChoice::installed, runtime.version};
+  return launch::runtime_family(location, platform::current_os());
+}
+
 Result<Report> run(const Options& options) {
   auto selected = select(options.checks);
   if (!selected) return std::unexpected(selected.error());
@@ -133,6 +141,7 @@ Result<Report> run(const Options& options) {
   Report report;
   report.started_utc = utc_now();
   report.runtime = options.runtime;
+  report.runtime_family = runtime_family(options.runtime);
   report.launch_method = launch->method();
   report.probe = options.probe;
   report.timeout = options.timeout;

@@ -2,8 +2,12 @@
 // The family suite's MinGW-built stand-ins (CMakeLists.txt builds them) and the runtime folders
 // the tests assemble from them, shared by family_test.cpp and launch_family_test.cpp.
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 
 #include <gtest/gtest.h>
+
+#include <zcuda/family/family.hpp>
 
 namespace zcuda::family {
 
@@ -44,6 +48,23 @@ inline void make_lshqqytiger(const std::filesystem::path& dir, bool nightly) {
   put("upstream_library.dll", dir / "zluda_redirect.dll");
   put("program.exe", dir / "zluda.exe");
   if (nightly) put("lshqqytiger_cublas.dll", dir / "cublasLt.dll");
+}
+
+// A file of a known release (manifests/runtime-families.json): its real size and digest.
+inline const KnownFile& known_file(std::string_view name, std::string_view release) {
+  for (const auto& known : known_files()) {
+    if (known.name == name && known.release == release) return known;
+  }
+  ADD_FAILURE() << "runtime-families.json lists no " << name << " of " << release;
+  static const KnownFile none;
+  return none;
+}
+
+// `size` zero bytes (sparse where the file system allows): bytes that hash to no release.
+inline void write_zeros(const std::filesystem::path& file, std::uintmax_t size) {
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary | std::ios::trunc).close();
+  std::filesystem::resize_file(file, size);
 }
 
 }  // namespace zcuda::family

@@ -227,6 +227,54 @@ TEST(FamilyFacts, KnownFilesAreWellFormed) {
   }
 }
 
+// An install receipt's digest stands in for reading the bytes when the size on disk is the
+// recorded one: zeros of the v6 nvcuda.dll's size are that release only by the receipt's word.
+TEST(FamilyReceipt, ARecordedDigestIsBelievedOnlyAtTheRecordedSize) {
+  const KnownFile& known = known_file("nvcuda.dll", "v6");
+  test::TempDir dir;
+  const fs::path runtime = dir.path() / "v6";
+  write_zeros(runtime / "nvcuda.dll", known.size);
+  ASSERT_NE(sha256_file(runtime / "nvcuda.dll").value(), known.sha256);
+
+  const RecordedFile recorded{known.size, known.sha256};
+  auto library = identify_library(runtime / "nvcuda.dll", Os::windows, recorded);
+  ASSERT_TRUE(library);
+  EXPECT_EQ(library->family, Family::upstream);
+  EXPECT_EQ(library->release, "v6");
+  EXPECT_NE(library->evidence.find("install receipt"), std::string::npos) << library->evidence;
+  auto identity = identify_runtime(runtime, Os::windows, {{"nvcuda.dll", recorded}});
+  ASSERT_TRUE(identity) << identity.error().message;
+  EXPECT_EQ(identity->family, Family::upstream);
+  EXPECT_EQ(identity->release, "v6");
+
+  // Without a receipt the bytes are read: zeros are no release and no PE.
+  EXPECT_FALSE(identify_library(runtime / "nvcuda.dll", Os::windows));
+  auto hashed = identify_runtime(runtime, Os::windows);
+  ASSERT_TRUE(hashed);
+  EXPECT_EQ(hashed->family, Family::unknown);
+  EXPECT_FALSE(hashed->release);
+
+  // A receipt of another size describes other bytes: not believed.
+  const RecordedFile other_size{known.size - 1, known.sha256};
+  EXPECT_FALSE(identify_library(runtime / "nvcuda.dll", Os::windows, other_size));
+  auto stale = identify_runtime(runtime, Os::windows, {{"nvcuda.dll", other_size}});
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->family, Family::unknown);
+  EXPECT_FALSE(stale->release);
+}
+
+TEST(FamilyWords, IdentityJsonRoundTrip) {
+  Identity identity;
+  identity.family = Family::lshqqytiger;
+  identity.release = "nightly";
+  identity.evidence = {"nvcuda.dll exports zluda_get_nightly_flag"};
+  identity.has_32bit = true;
+  EXPECT_EQ(to_json(identity).get<Identity>(), identity);
+  auto unknown_word = to_json(identity);
+  unknown_word["family"] = "vosen";
+  EXPECT_THROW(unknown_word.get<Identity>(), nlohmann::json::exception);
+}
+
 TEST(FamilyWords, RoundTrip) {
   for (Family f : {Family::upstream, Family::lshqqytiger, Family::unknown}) EXPECT_EQ(family_from_word(to_string(f)), f);
   EXPECT_FALSE(family_from_word("vosen"));

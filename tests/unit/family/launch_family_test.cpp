@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/runtime_family.hpp>
+#include <zcuda/platform/files.hpp>
 
 #include "family_parts.hpp"
 #include "support/temp_dir.hpp"
@@ -177,6 +180,96 @@ TEST_F(LaunchFamily, AnUnknownRuntimeDoesNotBlockByItself) {
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->runtime_family.family, family::Family::unknown);
   EXPECT_TRUE(check_families(*plan, Os::windows));
+}
+
+// An installed version as `zcuda install` leaves it: installs/zluda/<version>/ and its receipt
+// beside it. The nvcuda.dll is zeros of v6's size: only the receipt can make it v6.
+class InstalledFamily : public LaunchFamily {
+ protected:
+  void SetUp() override {
+    LaunchFamily::SetUp();
+    if (IsSkipped()) return;
+    family::write_zeros(version_dir / "nvcuda.dll", known.size);
+    put("program.exe", version_dir / "zluda.exe");
+    receipt.id = "zluda-" + version + "-windows";
+    receipt.component = "zluda";
+    receipt.version = version;
+    receipt.files = {entry("nvcuda.dll", known.size, known.sha256), entry("zluda.exe", 1, "0")};
+    write(receipt);
+  }
+  static archive::WrittenEntry entry(std::string path, std::uint64_t size, std::string sha256) {
+    archive::WrittenEntry e;
+    e.path = std::move(path);
+    e.size = size;
+    e.sha256 = std::move(sha256);
+    return e;
+  }
+  home::Home home_at() const {
+    home::Home h;
+    h.root = home;
+    return h;
+  }
+  void write(const install::Receipt& r) { ASSERT_TRUE(install::write_receipt(installs / (version + ".receipt.json"), r)); }
+  RuntimeLocation installed() const { return RuntimeLocation{version_dir, RuntimeChoice::installed, version}; }
+  const family::KnownFile& known = family::known_file("nvcuda.dll", "v6");
+  const std::string version = "v6-preview.69";
+  fs::path home = dir.path() / "home", installs = home / "installs" / "zluda", version_dir = installs / version;
+  install::Receipt receipt;
+};
+
+TEST_F(InstalledFamily, TheReceiptsDigestsNameTheReleaseWithoutReadingTheFile) {
+  auto o = options(version_dir);
+  o.runtime = installed();
+  auto plan = prepare_launch(o, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->runtime_family.family, family::Family::upstream);
+  EXPECT_EQ(plan->runtime_family.release, "v6");
+  EXPECT_EQ(plan->compute_capability.source, "family default");
+
+  // The same folder given with --runtime-dir has no receipt: its bytes are read, and zeros are no release.
+  o.runtime = RuntimeLocation{version_dir, RuntimeChoice::runtime_dir_flag, std::nullopt};
+  auto by_folder = prepare_launch(o, {});
+  ASSERT_TRUE(by_folder) << by_folder.error().message;
+  EXPECT_EQ(by_folder->runtime_family.family, family::Family::unknown);
+  EXPECT_FALSE(by_folder->runtime_family.release);
+}
+
+TEST_F(InstalledFamily, AReceiptOfAnotherSizeOrVersionIsNotBelieved) {
+  receipt.files[0].size = known.size + 1;
+  write(receipt);
+  EXPECT_EQ(runtime_family(installed(), Os::windows).family, family::Family::unknown);
+  EXPECT_TRUE(recorded_digests(installed()).contains("nvcuda.dll"));  // read, but not believed at another size
+
+  receipt.files[0].size = known.size;
+  receipt.version = "v7-preview.10";  // a copied receipt describes other bytes
+  write(receipt);
+  EXPECT_TRUE(recorded_digests(installed()).empty());
+  EXPECT_EQ(runtime_family(installed(), Os::windows).family, family::Family::unknown);
+}
+
+TEST_F(InstalledFamily, FilesInTheArchivesZludaFolderAreKeyedFromThatFolder) {
+  const fs::path inner = version_dir / "zluda";
+  family::write_zeros(inner / "nvcuda.dll", known.size);
+  receipt.files = {entry("zluda/nvcuda.dll", known.size, known.sha256), entry("README.txt", 1, "0")};
+  write(receipt);
+  const RuntimeLocation location{inner, RuntimeChoice::installed, version};
+  const auto recorded = recorded_digests(location);
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded.begin()->first, "nvcuda.dll");
+  EXPECT_EQ(runtime_family(location, Os::windows).release, "v6");
+}
+
+TEST_F(InstalledFamily, TheInstalledRuntimeIsNamedWithItsFamily) {
+  auto none = installed_runtime(home_at(), Os::windows);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_FALSE(*none);
+
+  ASSERT_TRUE(platform::write_file_atomic(installs / "current", version + "\n"));
+  auto found = installed_runtime(home_at(), Os::windows);
+  ASSERT_TRUE(found && *found) << (found ? "none" : found.error().message);
+  EXPECT_EQ((*found)->version, version);
+  EXPECT_EQ((*found)->family.family, family::Family::upstream);
+  EXPECT_EQ((*found)->family.release, "v6");
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ verify::Report sample_verify() {
   verify::Report r;
   r.started_utc = "2026-12-02T12:09:16Z";
   r.runtime = {verify::RuntimeKind::zluda, fs::path("/opt/zluda"), "v6-preview.69", "installed ZLUDA"};
+  r.runtime_family = family::Identity{family::Family::upstream, "v6", {"nvcuda.dll is nvcuda.dll of upstream's release v6"}, false};
   r.launch_method = platform::LaunchMethod::library_path;
   r.probe = "/usr/bin/zcuda-probe";
   r.timeout = std::chrono::seconds(60);
@@ -164,6 +165,13 @@ TEST_F(Records, VerifyResultsReadBackExactly) {
   auto from_report = parse_record<verify::Report>(report["verify"], "verify result");
   ASSERT_TRUE(from_report) << from_report.error().message;
   EXPECT_EQ(*from_report, written);
+
+  // Results saved before families were named have none.
+  auto older = nlohmann::json(written);
+  older.erase("runtime_family");
+  auto read = parse_record<verify::Report>(older, "verify result");
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_FALSE(read->runtime_family);
 }
 
 // Statuses and the launch method are enums in memory and fixed words on disk; a word zcuda does
