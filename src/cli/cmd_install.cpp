@@ -151,10 +151,11 @@ Result<CommandOutput> run_adopt(Context& context, const std::filesystem::path& d
               {"family", family::to_json(a.identity)},
               {"files", a.receipt.files.size()},
               {"bytes", install::total_bytes(a.receipt)}};
-  out.text = fmt::format("{} {} -> {} ({} entries, {}; family {}{})\n", context.style.green("adopted"), context.style.bold(a.name), path_to_utf8(a.dir),
-                         a.receipt.files.size(), format_bytes(install::total_bytes(a.receipt)), family::to_string(a.identity.family),
-                         a.identity.release ? ", " + *a.identity.release : std::string());
-  out.text += fmt::format("    Use it with --runtime {} (run, stage, warmup, verify, bench); nothing was copied and the folder is left as it is.\n", a.name);
+  out.text = fmt::format("{} {} -> {} ({} entries, {}; family {}{})\n", context.style.green("adopted"), context.style.bold(a.name),
+                         path_to_utf8(a.dir), a.receipt.files.size(), format_bytes(install::total_bytes(a.receipt)),
+                         family::to_string(a.identity.family), a.identity.release ? ", " + *a.identity.release : std::string());
+  out.text +=
+      fmt::format("    Use it with --runtime {} (run, stage, warmup, verify, bench); nothing was copied and the folder is left as it is.\n", a.name);
   return out;
 }
 
@@ -235,7 +236,8 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
     // What the user vouched for is identified once it is in place; the receipt keeps the family.
     for (const auto& o : report->outcomes) {
       if (o.state != install::State::installed && o.state != install::State::already_installed && o.state != install::State::repaired) continue;
-      if (auto recorded = install::record_family(context.home, o.version, platform::current_os()); !recorded) return std::unexpected(recorded.error());
+      if (auto recorded = install::record_family(context.home, o.version, platform::current_os()); !recorded)
+        return std::unexpected(recorded.error());
     }
   }
   CommandOutput out;
@@ -272,11 +274,13 @@ CommandRun setup_install(CLI::App& sub) {
   url->needs(sha256);
   sha256->needs(url);
   sub.add_option("--name", args->name,
-                              "With --adopt or --url: the name to use it by (default: from its family and release, else the folder; the URL's file name)");
-  for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from", "--manifest"}) adopt->excludes(sub.get_option(other));
+                 "With --adopt or --url: the name to use it by (default: from its family and release, else the folder; the URL's file name)");
+  for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from", "--manifest"})
+    adopt->excludes(sub.get_option(other));
   for (auto* other : {"--remove", "--only", "--with-libtorch", "--manifest", "--channel", "--os"}) url->excludes(sub.get_option(other));
   url->excludes(adopt);
-  auto* list = sub.add_flag("--list", args->list, "List installed, adopted and user-vouched runtimes, and the channel's pinned versions not installed");
+  auto* list =
+      sub.add_flag("--list", args->list, "List installed, adopted and user-vouched runtimes, and the channel's pinned versions not installed");
   for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from"}) list->excludes(sub.get_option(other));
   list->excludes(adopt);
   list->excludes(url);

@@ -363,7 +363,8 @@ TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
 #else
   TempDir dir;
   const fs::path app = dir / "ComfyUI" / "zluda";
-  const std::map<std::string, std::string> files = {{"libcuda.so.1", "not really a driver"}, {"libcublas.so.12", "cublas"}, {"trace/libcuda.so.1", "shim"}};
+  const std::map<std::string, std::string> files = {
+      {"libcuda.so.1", "not really a driver"}, {"libcublas.so.12", "cublas"}, {"trace/libcuda.so.1", "shim"}};
   for (const auto& [name, content] : files) write_file(app / name, content);
   CommandOptions o;
   o.set_env["ZCUDA_HOME"] = (dir / "home").string();
@@ -390,7 +391,8 @@ TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
   EXPECT_EQ(runtimes[0]["dir"], app.string());
   EXPECT_EQ(runtimes[0]["current"], false);
   // The Windows stable pin is listed as not installed.
-  EXPECT_TRUE(std::ranges::any_of(runtimes, [](const json& r) { return r["state"] == "not-installed" && r["version"] == "v6-preview.69"; })) << runtimes.dump();
+  EXPECT_TRUE(std::ranges::any_of(runtimes, [](const json& r) { return r["state"] == "not-installed" && r["version"] == "v6-preview.69"; }))
+      << runtimes.dump();
   auto listed_text = run_zcuda({"install", "--list"}, o);
   EXPECT_NE(listed_text.out.find("adopted"), std::string::npos) << listed_text.out;
 

@@ -22,7 +22,9 @@ namespace {
 // Names that already mean something to --runtime, or that the layout uses.
 bool reserved(const std::string& name) { return name == "current" || name == "native" || name == "zluda" || name == "auto"; }
 
-bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+'; }
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+';
+}
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 100 || name.front() == '.' || reserved(name)) return false;
@@ -144,8 +146,9 @@ Result<std::optional<AdoptedRuntime>> find_adopted(const home::Home& home, const
 }
 
 std::string changed_warning(const AdoptedRuntime& runtime) {
-  return fmt::format("the adopted runtime {} changed since it was adopted ({}); re-adopt it: zcuda install --remove {} && zcuda install --adopt {} --name {}",
-                     runtime.name, fmt::join(runtime.changed, ", "), runtime.name, path_to_utf8(runtime.dir), runtime.name);
+  return fmt::format(
+      "the adopted runtime {} changed since it was adopted ({}); re-adopt it: zcuda install --remove {} && zcuda install --adopt {} --name {}",
+      runtime.name, fmt::join(runtime.changed, ", "), runtime.name, path_to_utf8(runtime.dir), runtime.name);
 }
 
 }  // namespace zcuda::install
