@@ -184,7 +184,7 @@ Result<CommandOutput> run_list(Context& context, const InstallArgs& args) {
   if (items.empty()) out.text = "Nothing is installed, and the manifest pins nothing for this OS and channel.\n";
   for (const auto& item : items) {
     const bool missing = item.how == install::Provenance::not_installed;
-    out.text += fmt::format("{:<9} {:<24} {:<13} {:<12} {:<8} {}\n", item.component, context.style.bold(item.version),
+    out.text += fmt::format("{:<9} {:<24} {:<21} {:<12} {:<8} {}\n", item.component, context.style.bold(item.version),
                             missing ? std::string("pinned, not installed") : std::string(install::to_string(item.how)),
                             item.family.empty() ? "-" : item.family, item.current ? context.style.green("current") : "",
                             missing ? fmt::format("(zcuda install --only {})", item.id) : path_to_utf8(item.dir));

@@ -97,9 +97,13 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
     return std::optional<RuntimeLocation>(*located);
   }
   const auto versions = installed_versions(base);
-  return fail(ErrorKind::not_found, fmt::format("'{}' is neither an installed ZLUDA version nor a folder", *spec),
-              versions.empty() ? std::string("Install one with 'zcuda install', give a ZLUDA folder, or say 'native' for no ZLUDA.")
-                               : fmt::format("Installed: {}. Or give a ZLUDA folder, or 'native' for no ZLUDA.", fmt::join(versions, ", ")));
+  return fail(
+      ErrorKind::not_found, fmt::format("'{}' is neither an installed or adopted ZLUDA nor a folder", *spec),
+      versions.empty()
+          ? std::string(
+                "Install one with 'zcuda install' or adopt one with 'zcuda install --adopt DIR', give a ZLUDA folder, or say 'native' for no ZLUDA.")
+          : fmt::format("Installed: {} ('zcuda install --list' names adopted ones too). Or give a ZLUDA folder, or 'native' for no ZLUDA.",
+                        fmt::join(versions, ", ")));
 }
 
 Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, const home::Home& home) {
