@@ -421,5 +421,32 @@ TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
 #endif
 }
 
+// install --url as a user runs it: other bytes than vouched for are exit 6 and leave nothing;
+// the right digest installs a user-vouched runtime that --list shows.
+TEST(InstallCli, UrlWithAWrongDigestLeavesNothingAndTheRightOneInstalls) {
+  Scene s;
+  HttpServer server;
+  HttpResource resource;
+  resource.body = read_file(s.archive);
+  server.serve("/dl/ZLUDA-windows-rocm6-amd64.zip", resource);
+  const std::string url = server.url("/dl/ZLUDA-windows-rocm6-amd64.zip");
+  const std::string h = s.home.string();
+  auto malformed = run_zcuda({"--home", h, "install", "--url", url, "--sha256", "1234"});
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.err;
+  auto wrong = run_zcuda({"--home", h, "install", "--url", url, "--sha256", std::string(64, 'c')});
+  EXPECT_EQ(wrong.exit_code, 6) << wrong.err;
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "ZLUDA-windows-rocm6-amd64"));
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "ZLUDA-windows-rocm6-amd64.receipt.json"));
+  EXPECT_FALSE(fs::exists(s.home / "cache" / (std::string(64, 'c') + ".partial")));
+  auto right = run_zcuda({"--home", h, "install", "--url", url, "--sha256", s.sha256});
+  ASSERT_EQ(right.exit_code, 0) << right.err;
+  auto listed = run_zcuda({"--home", h, "--json", "install", "--list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto runtimes = json::parse(listed.out)["runtimes"];
+  ASSERT_FALSE(runtimes.empty());
+  EXPECT_EQ(runtimes[0]["version"], "ZLUDA-windows-rocm6-amd64");
+  EXPECT_EQ(runtimes[0]["state"], "user-vouched");
+}
+
 }  // namespace
 }  // namespace zcuda::test
