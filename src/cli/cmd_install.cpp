@@ -6,7 +6,10 @@
 
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/family/family.hpp>
+#include <zcuda/install/adopt.hpp>
 #include <zcuda/install/install.hpp>
+#include <zcuda/install/receipt.hpp>
 #include <zcuda/manifest/manifest.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/platform/terminal.hpp>
@@ -31,6 +34,11 @@ struct InstallArgs {
   std::string remove;
   bool no_wait = false;
   std::vector<std::string> only;
+  std::optional<std::filesystem::path> adopt;
+  std::string name;
+  std::string url;
+  std::string sha256;
+  bool list = false;
 };
 
 std::string grouped(std::uint64_t value) {
@@ -133,6 +141,57 @@ nlohmann::json report_json(const install::Report& report, bool dry_run) {
   return {{"dry_run", dry_run}, {"artifacts", std::move(artifacts)}};
 }
 
+Result<CommandOutput> run_adopt(Context& context, const std::filesystem::path& dir, const std::string& name) {
+  auto adopted = install::adopt(dir, name, context.home, platform::current_os());
+  if (!adopted) return std::unexpected(adopted.error());
+  const auto& a = *adopted;
+  CommandOutput out;
+  out.json = {{"adopted", a.name},
+              {"dir", path_to_utf8(a.dir)},
+              {"family", family::to_json(a.identity)},
+              {"files", a.receipt.files.size()},
+              {"bytes", install::total_bytes(a.receipt)}};
+  out.text = fmt::format("{} {} -> {} ({} entries, {}; family {}{})\n", context.style.green("adopted"), context.style.bold(a.name),
+                         path_to_utf8(a.dir), a.receipt.files.size(), format_bytes(install::total_bytes(a.receipt)),
+                         family::to_string(a.identity.family), a.identity.release ? ", " + *a.identity.release : std::string());
+  out.text +=
+      fmt::format("    Use it with --runtime {} (run, stage, warmup, verify, bench); nothing was copied and the folder is left as it is.\n", a.name);
+  return out;
+}
+
+Result<install::Plan> pinned_plan(const Context& context, const InstallArgs& args) {
+  auto manifest = args.manifest ? manifest::load_file(*args.manifest) : manifest::load_embedded();
+  if (!manifest) return std::unexpected(manifest.error());
+  install::Selection selection;
+  // CLI11 checked both words (IsMember).
+  if (!args.os.empty()) selection.os = platform::os_from_id(args.os).value_or(platform::current_os());
+  selection.channel = manifest::channel_from_word(args.channel).value_or(manifest::Channel::stable);
+  selection.with_libtorch = args.with_libtorch;
+  selection.only = args.only;
+  return install::make_plan(*manifest, selection, context.home);
+}
+
+Result<CommandOutput> run_list(Context& context, const InstallArgs& args) {
+  auto manifest = args.manifest ? manifest::load_file(*args.manifest) : manifest::load_embedded();
+  if (!manifest) return std::unexpected(manifest.error());
+  const auto os = args.os.empty() ? platform::current_os() : platform::os_from_id(args.os).value_or(platform::current_os());
+  const auto channel = manifest::channel_from_word(args.channel).value_or(manifest::Channel::stable);
+  const auto items = install::list(context.home, *manifest, channel, os);
+  CommandOutput out;
+  nlohmann::json runtimes = nlohmann::json::array();
+  for (const auto& item : items) runtimes.push_back(install::to_json(item));
+  out.json = {{"channel", manifest::to_string(channel)}, {"os", platform::os_id(os)}, {"runtimes", std::move(runtimes)}};
+  if (items.empty()) out.text = "Nothing is installed, and the manifest pins nothing for this OS and channel.\n";
+  for (const auto& item : items) {
+    const bool missing = item.how == install::Provenance::not_installed;
+    out.text += fmt::format("{:<9} {:<24} {:<21} {:<12} {:<8} {}\n", item.component, context.style.bold(item.version),
+                            missing ? std::string("pinned, not installed") : std::string(install::to_string(item.how)),
+                            item.family.empty() ? "-" : item.family, item.current ? context.style.green("current") : "",
+                            missing ? fmt::format("(zcuda install --only {})", item.id) : path_to_utf8(item.dir));
+  }
+  return out;
+}
+
 Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
   if (auto usable = require_home(context); !usable) return std::unexpected(usable.error());
   install::Options options;
@@ -149,6 +208,11 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
     if (!context.options.json) options.fetch.on_progress = progress_printer();
   }
 
+  if (!args.name.empty() && !args.adopt && args.url.empty()) {
+    return fail(ErrorKind::usage, "--name names an adopted (--adopt) or user-vouched (--url) runtime", "Add --adopt DIR or --url URL --sha256 HEX.");
+  }
+  if (args.adopt) return run_adopt(context, *args.adopt, args.name);
+  if (args.list) return run_list(context, args);
   if (!args.remove.empty()) {
     auto report = install::remove(args.remove, context.home, options);
     if (!report) return std::unexpected(report.error());
@@ -163,20 +227,19 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
       return fail(ErrorKind::not_found, fmt::format("--from {}: no such folder", *args.from), "Name the folder that holds the downloaded files.");
     }
   }
-  auto manifest = args.manifest ? manifest::load_file(*args.manifest) : manifest::load_embedded();
-  if (!manifest) return std::unexpected(manifest.error());
-
-  install::Selection selection;
-  // CLI11 checked both words (IsMember).
-  if (!args.os.empty()) selection.os = platform::os_from_id(args.os).value_or(platform::current_os());
-  selection.channel = manifest::channel_from_word(args.channel).value_or(manifest::Channel::stable);
-  selection.with_libtorch = args.with_libtorch;
-  selection.only = args.only;
-  auto plan = install::make_plan(*manifest, selection, context.home);
+  auto plan = args.url.empty() ? pinned_plan(context, args) : install::plan_vouched({args.url, args.sha256, args.name}, context.home);
   if (!plan) return std::unexpected(plan.error());
 
   auto report = install::run(*plan, context.home, options);
   if (!report) return std::unexpected(report.error());
+  if (!args.url.empty() && !args.dry_run) {
+    // What the user vouched for is identified once it is in place; the receipt keeps the family.
+    for (const auto& o : report->outcomes) {
+      if (o.state != install::State::installed && o.state != install::State::already_installed && o.state != install::State::repaired) continue;
+      if (auto recorded = install::record_family(context.home, o.version, platform::current_os()); !recorded)
+        return std::unexpected(recorded.error());
+    }
+  }
   CommandOutput out;
   out.json = report_json(*report, args.dry_run);
   out.json["os"] = platform::os_id(plan->os);
@@ -204,6 +267,23 @@ CommandRun setup_install(CLI::App& sub) {
   sub.add_option("--remove", args->remove, "Uninstall an artifact id (that version) or a component (all its versions)");
   sub.add_flag("--no-wait", args->no_wait, "Fail instead of waiting when another zcuda install is running");
   sub.add_option("--only", args->only, "Install only these artifact ids or components (repeatable)");
+  auto* adopt = add_path_option(sub, "--adopt", args->adopt,
+                                "Register the ZLUDA folder an application installed (hashes it; copies and changes nothing); use it by name");
+  auto* url = sub.add_option("--url", args->url, "Install the archive at URL, which you vouch for with --sha256 (no pinned digest exists)");
+  auto* sha256 = sub.add_option("--sha256", args->sha256, "With --url: the archive's SHA-256 (64 hex digits); other bytes are refused");
+  url->needs(sha256);
+  sha256->needs(url);
+  sub.add_option("--name", args->name,
+                 "With --adopt or --url: the name to use it by (default: from its family and release, else the folder; the URL's file name)");
+  for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from", "--manifest"})
+    adopt->excludes(sub.get_option(other));
+  for (auto* other : {"--remove", "--only", "--with-libtorch", "--manifest", "--channel", "--os"}) url->excludes(sub.get_option(other));
+  url->excludes(adopt);
+  auto* list =
+      sub.add_flag("--list", args->list, "List installed, adopted and user-vouched runtimes, and the channel's pinned versions not installed");
+  for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from"}) list->excludes(sub.get_option(other));
+  list->excludes(adopt);
+  list->excludes(url);
   return [args](Context& context) { return run_install(context, *args); };
 }
 

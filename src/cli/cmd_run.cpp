@@ -34,7 +34,7 @@ namespace {
 constexpr std::size_t kExplainTail = 64u << 10;
 
 struct RunOptions {
-  std::optional<std::filesystem::path> runtime_dir;
+  RuntimeFlags runtime;
   LaunchFlags launch;
   std::vector<std::string> env;
   bool print_env = false;
@@ -86,10 +86,10 @@ std::string describe_env(const launch::LaunchPlan& plan, const std::optional<App
 
 // The runtime to launch with; when none is found, files the antivirus took are the likelier cause.
 Result<launch::RuntimeLocation> runtime_for_run(const RunOptions& o, const Context& context) {
-  auto runtime = launch::locate_runtime(o.runtime_dir, context.home);
+  auto runtime = locate_chosen_runtime(o.runtime, context.home);
   if (runtime) return runtime;
   Error error = runtime.error();
-  if (const auto quarantined = launch::quarantined_files(context.home); !o.runtime_dir && !quarantined.empty()) {
+  if (const auto quarantined = launch::quarantined_files(context.home); !o.runtime.given() && !quarantined.empty()) {
     error.with_note(launch::quarantine_message(quarantined));
     error.hint = launch::quarantine_advice(context.home);
   }
@@ -98,7 +98,7 @@ Result<launch::RuntimeLocation> runtime_for_run(const RunOptions& o, const Conte
 
 // The launch's options: the program and its arguments, --env, the runtime, --trace's folder.
 // The application's profile (app_launch.hpp) picks its own ZLUDA folder when it has one and
-// --runtime-dir names none.
+// neither --runtime-dir nor --runtime names one.
 Result<launch::Options> launch_options_for(const RunOptions& o, const std::vector<std::string>& rest, const detect::Profile& detected,
                                            const Context& context, std::optional<AppLaunch>& app) {
   launch::Options options = launch_options(o.launch, rest.front(), {rest.begin() + 1, rest.end()}, detected);
@@ -110,12 +110,12 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
   auto recognised = app_for_launch(o.launch.profile, options, detected, context);
   if (!recognised) return std::unexpected(recognised.error());
   app = std::move(*recognised);
-  if (!app || !app->setup.app_runtime || o.runtime_dir) {
+  if (!app || !app->setup.app_runtime || o.runtime.given()) {
     auto runtime = runtime_for_run(o, context);
     if (!runtime) return std::unexpected(runtime.error());
     options.runtime = *runtime;
   }
-  if (app) apply_app(*app, options, o.runtime_dir.has_value());
+  if (app) apply_app(*app, options, o.runtime.given());
   options.trace = o.trace;
   if (o.trace && options.os != platform::Os::windows) {
     if (!context.home_usable) {
@@ -258,7 +258,7 @@ CommandRun setup_run(CLI::App& sub) {
   sub.add_option("APP", o->unused_positional, "The program, then its arguments")
       ->check(CLI::Validator([](std::string&) { return std::string("belongs to the program"); }, "", "program"))
       ->group("");
-  add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
+  add_runtime_flags(sub, o->runtime, "ZLUDA folder (default: the installed runtime)");
   add_launch_flags(sub, o->launch);
   sub.add_flag("--print-env", o->print_env, "Print the environment and command that would run, and stop");
   sub.add_flag("--trace", o->trace,

@@ -4,23 +4,24 @@
 #include <zcuda/stage/describe.hpp>
 
 #include "command.hpp"
+#include "launch_flags.hpp"
 
 namespace zcuda::cli {
 
 CommandRun setup_stage(CLI::App& sub) {
   struct Options {
     std::filesystem::path app;
-    std::optional<std::filesystem::path> runtime_dir;
+    RuntimeFlags runtime;
     bool dry_run = false;
     bool all = false;
   };
   auto options = std::make_shared<Options>();
   add_path_option(sub, "APP", options->app, "The program, or the folder of programs, to stage")->required();
-  add_path_option(sub, "--runtime-dir", options->runtime_dir, "ZLUDA folder to stage from (default: the installed runtime)");
+  add_runtime_flags(sub, options->runtime, "ZLUDA folder to stage from (default: the installed runtime)");
   sub.add_flag("--dry-run", options->dry_run, "Print the plan and change nothing");
   sub.add_flag("--all", options->all, "Place every library the runtime serves next to the program");
   return [options](Context& context) -> Result<CommandOutput> {
-    auto runtime = launch::locate_runtime(options->runtime_dir, context.home);
+    auto runtime = locate_chosen_runtime(options->runtime, context.home);
     if (!runtime) return std::unexpected(runtime.error());
     stage::PlanOptions plan_options;
     plan_options.app = options->app;

@@ -135,8 +135,8 @@ CommandRun setup_verify(CLI::App& sub) {
   sub.add_option("--jobs", args->jobs, "Checks run at once; timing checks always run alone (default 4)")->check(CLI::Range(1, 64));
   auto* dir = add_path_option(sub, "--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
   auto* runtime_option = sub.add_option("--runtime", args->runtime,
-                                        "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA")
-                             ->check(CLI::IsMember({"auto", "native", "zluda"}));
+                                        "auto: the installed ZLUDA, else the system's CUDA; native: the system's CUDA; zluda: the installed ZLUDA; "
+                                        "NAME: an installed version or an adopted runtime (zcuda install --list)");
   dir->excludes(runtime_option);
   sub.add_flag("--list", args->list, "List the checks and exit");
   add_path_option(sub, "--app", args->app,

@@ -11,6 +11,7 @@
 #include <zcuda/warmup/warmup.hpp>
 
 #include "command.hpp"
+#include "launch_flags.hpp"
 
 namespace zcuda::cli {
 
@@ -18,7 +19,7 @@ namespace {
 
 struct WarmupOptions {
   std::filesystem::path app;
-  std::optional<std::filesystem::path> runtime_dir;
+  RuntimeFlags runtime;
   std::optional<std::filesystem::path> hip_path;
   std::optional<std::string> device;
   bool no_detect = false;
@@ -29,7 +30,7 @@ struct WarmupOptions {
 CommandRun setup_warmup(CLI::App& sub) {
   auto o = std::make_shared<WarmupOptions>();
   add_path_option(sub, "APP", o->app, "The program, or its folder")->required();
-  add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder (default: the installed runtime)");
+  add_runtime_flags(sub, o->runtime, "ZLUDA folder (default: the installed runtime)");
   add_path_option(sub, "--hip-path", o->hip_path, "HIP SDK / ROCm folder (default: HIP_PATH, else ROCm's)");
   sub.add_option("--device", o->device,
                  "HIP device to compile for, as 'zcuda run --device' (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is "
@@ -46,7 +47,7 @@ CommandRun setup_warmup(CLI::App& sub) {
     if (!std::filesystem::exists(o->app, ec)) {
       return fail(ErrorKind::not_found, fmt::format("{} does not exist", o->app), "Give the program or the folder it is in.");
     }
-    auto runtime = launch::locate_runtime(o->runtime_dir, context.home);
+    auto runtime = locate_chosen_runtime(o->runtime, context.home);
     if (!runtime) return std::unexpected(runtime.error());
     const auto os = platform::current_os();
     auto tool = warmup::find_precompile(runtime->dir, os);

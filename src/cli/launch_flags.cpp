@@ -81,4 +81,18 @@ Result<std::vector<std::string>> program_and_args(std::vector<std::string> rest,
   return rest;
 }
 
+void add_runtime_flags(CLI::App& sub, RuntimeFlags& flags, const std::string& dir_help) {
+  auto* dir = add_path_option(sub, "--runtime-dir", flags.dir, dir_help);
+  auto* name = sub.add_option("--runtime", flags.name, "An installed ZLUDA version or an adopted runtime by name (zcuda install --list)");
+  dir->excludes(name);
+}
+
+Result<launch::RuntimeLocation> locate_chosen_runtime(const RuntimeFlags& flags, const home::Home& home) {
+  if (!flags.name) return launch::locate_runtime(flags.dir, home);
+  auto located = launch::locate_runtime_spec(*flags.name, home);
+  if (!located) return std::unexpected(located.error());
+  if (!*located) return fail(ErrorKind::usage, "--runtime native means no ZLUDA; this command needs one", "Name an installed or adopted ZLUDA.");
+  return **located;
+}
+
 }  // namespace zcuda::cli

@@ -9,6 +9,7 @@
 
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/launch/runtime.hpp>
 
 #include "command.hpp"
 
@@ -23,6 +24,16 @@ struct InlineGlobals {
 };
 void add_inline_globals(CLI::App& sub, InlineGlobals& globals, const std::string& json_help);
 Status apply_inline_globals(const InlineGlobals& globals, Context& context);
+
+// Which runtime run, stage and warmup use: --runtime-dir DIR, or --runtime NAME (an installed
+// version or an adopted one, zcuda install --adopt); neither: the installed `current` one.
+struct RuntimeFlags {
+  std::optional<std::filesystem::path> dir;
+  std::optional<std::string> name;
+  bool given() const { return dir || name; }
+};
+void add_runtime_flags(CLI::App& sub, RuntimeFlags& flags, const std::string& dir_help);
+Result<launch::RuntimeLocation> locate_chosen_runtime(const RuntimeFlags& flags, const home::Home& home);
 
 struct LaunchFlags {
   std::optional<std::filesystem::path> hip_path;

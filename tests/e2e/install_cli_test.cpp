@@ -354,5 +354,99 @@ TEST(InstallCli, CtrlCDuringADownloadKeepsThePartialAndTheNextRunResumes) {
   EXPECT_FALSE(requests.back().header("range").empty()) << "the second run asked only for the missing bytes";
 }
 
+// install --adopt as a user does it: an application's ZLUDA folder registered by name, used by
+// run and verify through that name, a change noticed, and --remove forgetting it while every
+// file stays as the application left it.
+TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
+#ifdef _WIN32
+  GTEST_SKIP() << "the stand-in runtime and /bin/sh are Linux's";
+#else
+  TempDir dir;
+  const fs::path app = dir / "ComfyUI" / "zluda";
+  const std::map<std::string, std::string> files = {
+      {"libcuda.so.1", "not really a driver"}, {"libcublas.so.12", "cublas"}, {"trace/libcuda.so.1", "shim"}};
+  for (const auto& [name, content] : files) write_file(app / name, content);
+  CommandOptions o;
+  o.set_env["ZCUDA_HOME"] = (dir / "home").string();
+  o.set_env["NO_COLOR"] = "1";
+
+  auto adopted = run_zcuda({"--json", "install", "--adopt", app.string()}, o);
+  ASSERT_EQ(adopted.exit_code, 0) << adopted.out << adopted.err;
+  const auto a = json::parse(adopted.out);
+  EXPECT_EQ(a["adopted"], "ComfyUI-zluda");
+  EXPECT_EQ(a["dir"], app.string());
+  EXPECT_EQ(a["family"]["family"], "unknown");
+  auto taken = run_zcuda({"install", "--adopt", app.string(), "--name", "ComfyUI-zluda"}, o);
+  EXPECT_EQ(taken.exit_code, 2) << taken.err;
+  auto not_zluda = run_zcuda({"install", "--adopt", dir.path().string()}, o);
+  EXPECT_EQ(not_zluda.exit_code, 3) << not_zluda.err;
+  EXPECT_NE(not_zluda.err.find("holds no ZLUDA library"), std::string::npos) << not_zluda.err;
+
+  auto listed = run_zcuda({"--json", "install", "--list", "--os", "windows"}, o);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto runtimes = json::parse(listed.out)["runtimes"];
+  ASSERT_FALSE(runtimes.empty());
+  EXPECT_EQ(runtimes[0]["version"], "ComfyUI-zluda");
+  EXPECT_EQ(runtimes[0]["state"], "adopted");
+  EXPECT_EQ(runtimes[0]["dir"], app.string());
+  EXPECT_EQ(runtimes[0]["current"], false);
+  // The Windows stable pin is listed as not installed.
+  EXPECT_TRUE(std::ranges::any_of(runtimes, [](const json& r) { return r["state"] == "not-installed" && r["version"] == "v6-preview.69"; }))
+      << runtimes.dump();
+  auto listed_text = run_zcuda({"install", "--list"}, o);
+  EXPECT_NE(listed_text.out.find("adopted"), std::string::npos) << listed_text.out;
+
+  auto ran = run_zcuda({"run", "--runtime", "ComfyUI-zluda", "--no-stage", "--no-detect", "/bin/sh", "-c", "echo \"$LD_LIBRARY_PATH\""}, o);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_NE(ran.out.find(app.string()), std::string::npos) << ran.out;
+  EXPECT_EQ(ran.err.find("changed since"), std::string::npos) << ran.err;
+
+  auto verified = run_zcuda({"--json", "verify", "--runtime", "ComfyUI-zluda", "--check", "driver.init"}, o);
+  const auto v = json::parse(verified.out);
+  EXPECT_EQ(v["runtime"]["dir"], app.string()) << verified.out;
+
+  // The application updated a file: every use warns, naming it.
+  write_file(app / "libcublas.so.12", "a newer cublas");
+  auto warned = run_zcuda({"run", "--runtime", "ComfyUI-zluda", "--no-stage", "--no-detect", "/bin/true"}, o);
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("changed since it was adopted (libcublas.so.12)"), std::string::npos) << warned.err;
+  write_file(app / "libcublas.so.12", "cublas");
+
+  auto removed = run_zcuda({"--json", "install", "--remove", "ComfyUI-zluda"}, o);
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_EQ(json::parse(removed.out)["artifacts"][0]["state"], "removed");
+  for (const auto& [name, content] : files) EXPECT_EQ(read_file(app / name), content) << name;
+  auto gone = run_zcuda({"run", "--runtime", "ComfyUI-zluda", "--no-stage", "--no-detect", "/bin/true"}, o);
+  EXPECT_EQ(gone.exit_code, 3) << gone.err;
+#endif
+}
+
+// install --url as a user runs it: other bytes than vouched for are exit 6 and leave nothing;
+// the right digest installs a user-vouched runtime that --list shows.
+TEST(InstallCli, UrlWithAWrongDigestLeavesNothingAndTheRightOneInstalls) {
+  Scene s;
+  HttpServer server;
+  HttpResource resource;
+  resource.body = read_file(s.archive);
+  server.serve("/dl/ZLUDA-windows-rocm6-amd64.zip", resource);
+  const std::string url = server.url("/dl/ZLUDA-windows-rocm6-amd64.zip");
+  const std::string h = s.home.string();
+  auto malformed = run_zcuda({"--home", h, "install", "--url", url, "--sha256", "1234"});
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.err;
+  auto wrong = run_zcuda({"--home", h, "install", "--url", url, "--sha256", std::string(64, 'c')});
+  EXPECT_EQ(wrong.exit_code, 6) << wrong.err;
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "ZLUDA-windows-rocm6-amd64"));
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "ZLUDA-windows-rocm6-amd64.receipt.json"));
+  EXPECT_FALSE(fs::exists(s.home / "cache" / (std::string(64, 'c') + ".partial")));
+  auto right = run_zcuda({"--home", h, "install", "--url", url, "--sha256", s.sha256});
+  ASSERT_EQ(right.exit_code, 0) << right.err;
+  auto listed = run_zcuda({"--home", h, "--json", "install", "--list"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto runtimes = json::parse(listed.out)["runtimes"];
+  ASSERT_FALSE(runtimes.empty());
+  EXPECT_EQ(runtimes[0]["version"], "ZLUDA-windows-rocm6-amd64");
+  EXPECT_EQ(runtimes[0]["state"], "user-vouched");
+}
+
 }  // namespace
 }  // namespace zcuda::test

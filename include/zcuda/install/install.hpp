@@ -96,6 +96,42 @@ Result<Report> run(const Plan& plan, const home::Home& home, const Options& opti
 // by the receipts. ErrorKind::not_found when nothing installed matches.
 Result<Report> remove(const std::string& id_or_component, const home::Home& home, const Options& options);
 
+// `install --url URL --sha256 HEX [--name NAME]`: one artifact the user vouches for (no published
+// digest, e.g. an lshqqytiger ZLUDA zip), installed by run() like a pinned one: fetched, checked
+// against HEX, extracted safely, put in place with one rename, as installs/zluda/<name>. The
+// archive type comes from the URL's file name; the name defaults to that file name's stem.
+// Usage errors: HEX not 64 hex digits, a URL naming no .zip/.tar.gz, a name in use.
+struct Vouched {
+  std::string url;
+  std::string sha256;
+  std::string name;
+};
+Result<Plan> plan_vouched(const Vouched& vouched, const home::Home& home);
+
+// Adds the family (family::identify_runtime of the installed folder) to a zluda version's
+// receipt; a folder the family module cannot read is recorded as unknown, with why.
+Status record_family(const home::Home& home, const std::string& version, platform::Os os);
+
+// True for the receipt of a --url install.
+struct Receipt;
+bool is_user_vouched(const Receipt& receipt);
+
+// `install --list`: what is under home (installed, adopted, user-vouched) and what the manifest
+// pins for the channel and OS that is not installed.
+enum class Provenance { installed, adopted, user_vouched, not_installed };
+std::string_view to_string(Provenance how);  // "installed", "adopted", "user-vouched", "not-installed"
+struct Listed {
+  std::string id;
+  std::string component;
+  std::string version;
+  std::filesystem::path dir;  // the adopted folder, else where it is (or would be) installed
+  std::string family;         // zluda only: upstream, lshqqytiger, unknown; empty otherwise
+  bool current = false;       // the component's `current` pointer names it
+  Provenance how = Provenance::installed;
+};
+std::vector<Listed> list(const home::Home& home, const manifest::Manifest& manifest, manifest::Channel channel, platform::Os os);
+nlohmann::json to_json(const Listed& item);
+
 nlohmann::json to_json(const Outcome& outcome);
 
 }  // namespace zcuda::install

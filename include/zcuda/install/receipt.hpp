@@ -29,6 +29,10 @@ struct Receipt {
   std::string zcuda_version;
   nlohmann::json entry;  // the manifest entry as written
   std::vector<archive::WrittenEntry> files;
+  // Added later; absent in older receipts. An adopted folder (install --adopt) stays where the
+  // application put it: its absolute path; the files list describes that folder.
+  std::optional<std::string> adopted_dir;
+  nlohmann::json family;  // family::Identity's JSON form, where zcuda identified it; null otherwise
   bool operator==(const Receipt&) const = default;
 };
 
@@ -41,6 +45,8 @@ void from_json(const nlohmann::json& in, Receipt& receipt);  // also refuses pat
 std::optional<Receipt> read_receipt(const std::filesystem::path& file);
 // The receipt of an installed version under home (installs/<component>/<version>.receipt.json).
 std::optional<Receipt> read_receipt(const home::Home& home, const std::string& component, const std::string& version);
+// Every readable receipt under home's installs, component by component.
+std::vector<Receipt> all_receipts(const home::Home& home);
 Status write_receipt(const std::filesystem::path& file, const Receipt& receipt);
 
 // True when the receipt records the same bytes installed the same way as `artifact` pins.

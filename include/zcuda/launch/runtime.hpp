@@ -25,8 +25,12 @@ struct RuntimeLocation {
 // text file next to those folders) names the version in use.
 Result<RuntimeLocation> locate_runtime(const std::optional<std::filesystem::path>& flag, const home::Home& home);
 
+// The runtime adopted as `name` (install --adopt): nullopt when none is; not_found when its folder
+// is gone. Files changed since the adoption are logged as a warning, not refused.
+Result<std::optional<RuntimeLocation>> locate_adopted(const std::string& name, const home::Home& home);
+
 // A runtime named on bench's command line: "native" (no ZLUDA: nullopt), an installed version
-// ("v6-preview.69", looked up under home first), or a folder. No spec: what `zcuda run` would use.
+// ("v6-preview.69", looked up under home first), an adopted one by its name, or a folder. No spec: what `zcuda run` would use.
 Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<std::string>& spec, const home::Home& home);
 
 }  // namespace zcuda::launch

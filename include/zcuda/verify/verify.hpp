@@ -60,7 +60,8 @@ struct Runtime {
   bool operator==(const Runtime&) const = default;
 };
 
-// `runtime` is "auto", "native" or "zluda". auto: the installed ZLUDA (home's installs/zluda/current
+// `runtime` is "auto", "native", "zluda" or the name of an installed version or adopted runtime
+// (zcuda install --adopt). auto: the installed ZLUDA (home's installs/zluda/current
 // names its version folder) when there is one, else the system's CUDA.
 Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runtime_dir, std::string_view runtime, const home::Home& home);
 

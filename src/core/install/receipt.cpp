@@ -81,6 +81,8 @@ void to_json(json& out, const Receipt& r) {
          {"zcuda_version", r.zcuda_version},
          {"manifest_entry", r.entry},
          {"files", std::move(files)}};
+  if (r.adopted_dir) out["adopted"] = *r.adopted_dir;
+  if (!r.family.is_null()) out["family"] = r.family;
 }
 
 void from_json(const json& in, Receipt& r) {
@@ -98,6 +100,8 @@ void from_json(const json& in, Receipt& r) {
   r.installed_at = in.at("installed_at").get<std::string>();
   r.zcuda_version = in.at("zcuda_version").get<std::string>();
   r.entry = in.at("manifest_entry");
+  if (in.contains("adopted") && in.at("adopted").is_string()) r.adopted_dir = in.at("adopted").get<std::string>();
+  if (in.contains("family")) r.family = in.at("family");
   for (const auto& item : in.at("files")) {
     archive::WrittenEntry f;
     f.path = item.at("path").get<std::string>();
@@ -133,6 +137,20 @@ std::optional<Receipt> read_receipt(const fs::path& file) {
 
 std::optional<Receipt> read_receipt(const home::Home& home, const std::string& component, const std::string& version) {
   return read_receipt(layout::receipt_path(home, component, version));
+}
+
+std::vector<Receipt> all_receipts(const home::Home& home) {
+  std::vector<Receipt> found;
+  std::error_code ec;
+  for (const auto& component : fs::directory_iterator(home.installs(), ec)) {
+    std::error_code inner;
+    for (const auto& entry : fs::directory_iterator(component.path(), inner)) {
+      const std::string name = path_to_utf8(entry.path().filename());
+      if (!name.ends_with(".receipt.json") || name.starts_with(".")) continue;
+      if (auto receipt = read_receipt(entry.path())) found.push_back(std::move(*receipt));
+    }
+  }
+  return found;
 }
 
 Status write_receipt(const fs::path& file, const Receipt& receipt) { return platform::write_file_atomic(file, json_text(json(receipt), 1) + "\n"); }

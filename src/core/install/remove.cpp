@@ -17,30 +17,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<Receipt> installed_receipts(const home::Home& home) {
-  std::vector<Receipt> found;
-  std::error_code ec;
-  for (const auto& component : fs::directory_iterator(home.installs(), ec)) {
-    std::error_code inner;
-    for (const auto& entry : fs::directory_iterator(component.path(), inner)) {
-      const std::string name = path_to_utf8(entry.path().filename());
-      if (!name.ends_with(".receipt.json") || name.starts_with(".")) continue;
-      if (auto receipt = read_receipt(entry.path())) found.push_back(std::move(*receipt));
-    }
-  }
-  return found;
-}
-
 // Takes the version out of sight with one rename, then deletes it at leisure; the pointer goes
 // first so nothing is sent to a folder that is about to vanish.
 Status remove_version(const home::Home& home, const Receipt& r, const Options& options) {
+  std::error_code ec;
+  if (r.adopted_dir) {
+    // An adopted folder belongs to its application: forgetting it deletes the receipt only.
+    fs::remove(layout::receipt_path(home, r.component, r.version), ec);
+    if (ec) return std::unexpected(io_error("remove", layout::receipt_path(home, r.component, r.version), ec));
+    return {};
+  }
   if (layout::read_pointer(home, r.component) == r.version) {
-    std::error_code ec;
     fs::remove(layout::pointer_path(home, r.component), ec);
     if (ec) return std::unexpected(io_error("remove", layout::pointer_path(home, r.component), ec));
   }
   const fs::path dir = layout::version_dir(home, r.component, r.version);
-  std::error_code ec;
   if (fs::exists(fs::symlink_status(dir, ec))) {
     const fs::path doomed = layout::temp_sibling(home, r.component, r.version, "del");
     if (auto moved = platform::rename_with_retry(dir, doomed); !moved) return moved;
@@ -74,15 +65,18 @@ Result<Report> remove(const std::string& name, const home::Home& home, const Opt
     lock = std::move(*taken);
     layout::remove_leftovers(home);
   }
-  auto receipts = installed_receipts(home);
+  auto receipts = all_receipts(home);
   Report report;
   for (const auto& r : receipts) {
-    if (r.id != name && r.component != name) continue;
+    // Adopted and user-vouched runtimes go by the name they were given too.
+    const bool by_name = (r.adopted_dir || is_user_vouched(r)) && r.version == name;
+    if (r.id != name && r.component != name && !by_name) continue;
     Outcome out;
     out.id = r.id;
     out.component = r.component;
     out.version = r.version;
-    out.destination = layout::version_dir(home, r.component, r.version);
+    out.destination = r.adopted_dir ? path_from_utf8(*r.adopted_dir) : layout::version_dir(home, r.component, r.version);
+    if (r.adopted_dir) out.reason = "forgotten; the adopted folder and its files stay";
     out.sha256 = r.sha256;
     out.files = r.files.size();
     out.bytes = total_bytes(r);

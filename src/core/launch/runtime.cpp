@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <spdlog/spdlog.h>
+
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/install/adopt.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/base/path_text.hpp>
 
@@ -50,6 +53,14 @@ std::vector<std::string> installed_versions(const fs::path& base) {
 
 }  // namespace
 
+Result<std::optional<RuntimeLocation>> locate_adopted(const std::string& name, const home::Home& home) {
+  auto adopted = install::find_adopted(home, name);
+  if (!adopted) return std::unexpected(adopted.error());
+  if (!*adopted) return std::optional<RuntimeLocation>{};
+  if (!(*adopted)->changed.empty()) spdlog::warn("{}", install::changed_warning(**adopted));
+  return std::optional<RuntimeLocation>(RuntimeLocation{(*adopted)->dir, RuntimeChoice::installed, name});
+}
+
 std::string_view to_string(RuntimeChoice choice) {
   switch (choice) {
     case RuntimeChoice::runtime_dir_flag:
@@ -73,6 +84,9 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
   const bool looks_like_path = spec->find_first_of("/\\") != std::string::npos;
   if (!looks_like_path && !spec->empty() && *spec != "." && *spec != "..") {
     if (auto dir = installed_version_dir(base, *spec)) return std::optional<RuntimeLocation>(RuntimeLocation{*dir, RuntimeChoice::installed, *spec});
+    auto adopted = locate_adopted(*spec, home);
+    if (!adopted) return std::unexpected(adopted.error());
+    if (*adopted) return std::optional<RuntimeLocation>(**adopted);
   }
   std::error_code ec;
   const fs::path folder = path_from_utf8(*spec);
@@ -83,9 +97,13 @@ Result<std::optional<RuntimeLocation>> locate_runtime_spec(const std::optional<s
     return std::optional<RuntimeLocation>(*located);
   }
   const auto versions = installed_versions(base);
-  return fail(ErrorKind::not_found, fmt::format("'{}' is neither an installed ZLUDA version nor a folder", *spec),
-              versions.empty() ? std::string("Install one with 'zcuda install', give a ZLUDA folder, or say 'native' for no ZLUDA.")
-                               : fmt::format("Installed: {}. Or give a ZLUDA folder, or 'native' for no ZLUDA.", fmt::join(versions, ", ")));
+  return fail(
+      ErrorKind::not_found, fmt::format("'{}' is neither an installed or adopted ZLUDA nor a folder", *spec),
+      versions.empty()
+          ? std::string(
+                "Install one with 'zcuda install' or adopt one with 'zcuda install --adopt DIR', give a ZLUDA folder, or say 'native' for no ZLUDA.")
+          : fmt::format("Installed: {} ('zcuda install --list' names adopted ones too). Or give a ZLUDA folder, or 'native' for no ZLUDA.",
+                        fmt::join(versions, ", ")));
 }
 
 Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, const home::Home& home) {

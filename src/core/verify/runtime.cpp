@@ -1,6 +1,7 @@
 #include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
+#include <zcuda/launch/runtime.hpp>
 
 #include <system_error>
 
@@ -72,6 +73,17 @@ Result<Runtime> resolve_runtime(const std::optional<std::filesystem::path>& runt
     return Runtime{RuntimeKind::folder, std::filesystem::absolute(*runtime_dir), "", "--runtime-dir"};
   }
   if (runtime == "native") return Runtime{RuntimeKind::native, std::nullopt, "", "--runtime native"};
+  if (runtime != "auto" && runtime != "zluda") {
+    // An installed version or an adopted runtime by name (launch::locate_runtime_spec), never a path.
+    const std::string name(runtime);
+    if (name.find_first_of("/\\") != std::string::npos) {
+      return fail(ErrorKind::usage, "--runtime takes auto, native, zluda or a runtime's name, not a path", "Test a folder with --runtime-dir DIR.");
+    }
+    auto located = launch::locate_runtime_spec(name, home);
+    if (!located) return std::unexpected(located.error());
+    if (!*located) return Runtime{RuntimeKind::native, std::nullopt, "", "--runtime native"};
+    return Runtime{RuntimeKind::zluda, (*located)->dir, name, "--runtime " + name};
+  }
   auto installed = installed_zluda(home);
   if (!installed) return std::unexpected(installed.error());
   if (*installed) return **installed;
