@@ -44,7 +44,8 @@ TEST(Fatbin, AFatbinFileItselfIsFoundAndOtherFilesAreNot) {
   std::string wrapper;
   put_le(wrapper, 0, binfmt::kFatbinWrapperMagic, 4);
   put_le(wrapper, 4, 1, 4);
-  put_le(wrapper, 8, 0, 16);
+  put_le(wrapper, 8, 0, 8);
+  put_le(wrapper, 16, 0, 8);
   EXPECT_FALSE(check(wrapper).value());
 }
 

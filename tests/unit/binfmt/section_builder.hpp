@@ -9,7 +9,8 @@ namespace zcuda::test {
 
 inline void put_le(std::string& out, std::size_t at, std::uint64_t value, std::size_t bytes) {
   if (out.size() < at + bytes) out.resize(at + bytes, '\0');
-  for (std::size_t i = 0; i < bytes; ++i) out[at + i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  // Bytes past the eighth are zero: a 64-bit value shifted by 64 or more is undefined.
+  for (std::size_t i = 0; i < bytes; ++i) out[at + i] = i < 8 ? static_cast<char>((value >> (8 * i)) & 0xff) : '\0';
 }
 
 // One image of a test fat binary: kind 1 PTX, 2 ELF (cubin); `arch` 86 for sm_86 / compute_86.
