@@ -119,6 +119,9 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   text += table.render();
   text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
                       c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
+  if (record.app.profile) {
+    text += fmt::format("  Profile: {} (its variables, launch mode and placement in every ZLUDA variant's runs)\n", *record.app.profile);
+  }
   if (c.verdict != bench::Verdict::invalid) text += render_analysis(record, style);
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
@@ -274,6 +277,7 @@ CommandRun setup_bench(CLI::App& sub) {
       // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
       // stages nothing either.
       options->placement = placement_for_app(**app, options->launch.os, detected);
+      options->profile = (*app)->match.profile.name;
       if (!(*app)->setup.stage) options->no_stage = true;
       if (!context.options.quiet) {
         for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);

@@ -38,6 +38,8 @@ struct Options {
   // program's folder: each ZLUDA variant's runtime is placed there before its runs, and the
   // folder is restored before a native run. runtime_dir is filled per variant.
   std::optional<stage::PlanOptions> placement;
+  // The name of that profile, for the record.
+  std::optional<std::string> profile;
   std::array<VariantSpec, 2> variants;
   int runs = 6;  // per variant: pairs
   // --runs auto: pairs are added (from 6, two at a time) until the interval's half-width is at

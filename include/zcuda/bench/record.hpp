@@ -119,6 +119,9 @@ struct AppInfo {
   std::string path;
   std::string sha256;
   std::vector<std::string> args;
+  // The application profile whose variables, launch mode and placement every ZLUDA variant's runs
+  // had (zcuda apps); none when the program matched no profile.
+  std::optional<std::string> profile;
 };
 
 struct BenchRecord {

@@ -282,6 +282,7 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   const fs::path& target = variants[0].plan.target;
   record.app.path = path_to_utf8(target);
   record.app.args = options.launch.args;
+  record.app.profile = options.profile;
   if (auto digest = sha256_file(target)) record.app.sha256 = *digest;
 
   // A B B A, B A A B, ...: a drift of the machine (heat, other load) cancels within each block.

@@ -231,7 +231,7 @@ json to_json(const BenchRecord& r) {
           {"finished", r.finished},
           {"complete", r.complete},
           {"zcuda", r.zcuda_version},
-          {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}}},
+          {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}, {"profile", optional_json(r.app.profile)}}},
           {"runs_per_variant", r.runs_per_variant},
           {"order", r.order},
           {"target_percent", optional_json(r.target_percent)},
@@ -258,7 +258,9 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     r.complete = j.at("complete").get<bool>();
     r.zcuda_version = j.at("zcuda").get<std::string>();
     const json& app = j.at("app");
-    r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>()};
+    r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>(), std::nullopt};
+    // Records from before profiles have no "profile".
+    if (app.contains("profile") && !app.at("profile").is_null()) r.app.profile = app.at("profile").get<std::string>();
     r.runs_per_variant = j.at("runs_per_variant").get<int>();
     // Schema 1 always alternated A B A B. (Output of `bench --json` before record_schema
     // existed says schema 1, the envelope's, and has the order: fields are read where present.)

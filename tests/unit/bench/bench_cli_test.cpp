@@ -38,6 +38,7 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
   EXPECT_EQ(out.at("comparison").at("verdict"), "a-better");
   EXPECT_EQ(out.at("variants").at(1).at("env").at("ZCUDA_TEST_FACTOR"), "0.5");
   EXPECT_EQ(out.at("variants").at(0).at("values").size(), 18u);  // 6 runs (the default) x (4 - 1 warm-up)
+  EXPECT_TRUE(out.at("app").at("profile").is_null());            // the test program is no application zcuda knows
   const std::string record = out.at("record").get<std::string>();
   EXPECT_TRUE(fs::exists(path_from_utf8(record)));
   const json kept = json::parse(read_file(record));
@@ -64,6 +65,19 @@ TEST_F(BenchCli, TextLeadsWithTheSentence) {
   EXPECT_NE(r.out.find("Unpaired (two-stage-bootstrap/1)"), std::string::npos) << r.out;
   // Not a terminal: no progress lines.
   EXPECT_EQ(r.err.find("[1/4]"), std::string::npos) << r.err;
+}
+
+TEST_F(BenchCli, TheProfileOfTheRunsIsNamedInTheRecord) {
+  std::vector<std::string> args = {"--json", "--profile", "llama-cpp",     "--a-runtime", "native", "--b-runtime",
+                                   "native", "--metric",  "sps ([0-9.]+)", "--runs",      "2",      "--"};
+  for (auto& a : series("2")) args.push_back(a);
+  auto r = bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(json::parse(r.out).at("app").at("profile"), "llama-cpp");
+  args.erase(args.begin());  // the text says it too
+  auto text = bench(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  Profile: llama-cpp ("), std::string::npos) << text.out;
 }
 
 TEST_F(BenchCli, AnInvalidBenchExitsOneAndSaysWhy) {

@@ -14,7 +14,7 @@ BenchRecord sample() {
   r.started = "2026-12-03T08:00:00Z";
   r.finished = "2026-12-03T08:01:00Z";
   r.zcuda_version = "0.1.0";
-  r.app = {"/opt/app/rl-train", std::string(64, 'a'), {"--device", "cuda", "a b"}};
+  r.app = {"/opt/app/rl-train", std::string(64, 'a'), {"--device", "cuda", "a b"}, "pytorch"};
   r.runs_per_variant = 2;
   r.expect_exit = 0;
   r.timeout_seconds = 30.5;
@@ -85,6 +85,7 @@ TEST(BenchRecord, ReadsBackExactlyWhatWasWritten) {
   EXPECT_EQ(read->comparison.verdict, Verdict::a_better);
   ASSERT_TRUE(read->comparison.ci95_percent);
   EXPECT_DOUBLE_EQ(read->comparison.ci95_percent->first, -4.1);
+  EXPECT_EQ(read->app.profile, "pytorch");
 }
 
 TEST(BenchRecord, TheFieldsTheIssueNames) {
@@ -97,7 +98,7 @@ TEST(BenchRecord, TheFieldsTheIssueNames) {
   EXPECT_EQ(j.at("comparison").at("method"), kPairedMethod);
   for (const char* key : {"position", "started"}) EXPECT_TRUE(j.at("variants").at(0).at("runs").at(0).contains(key)) << key;
   EXPECT_EQ(j.at("command"), "bench");
-  for (const char* key : {"path", "sha256", "args"}) EXPECT_TRUE(j.at("app").contains(key)) << key;
+  for (const char* key : {"path", "sha256", "args", "profile"}) EXPECT_TRUE(j.at("app").contains(key)) << key;
   for (const char* key : {"label", "runtime", "env", "runs", "values", "median", "min", "max", "ok"}) {
     EXPECT_TRUE(j.at("variants").at(0).contains(key)) << key;
   }
