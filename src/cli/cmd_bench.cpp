@@ -225,7 +225,7 @@ CommandRun setup_bench(CLI::App& sub) {
     const std::string name = i == 0 ? "A" : "B";
     sub.add_option("--" + side + "-runtime", f->variants[i].runtime,
                    "Variant " + name +
-                       "'s runtime: an installed ZLUDA version (v6-preview.69), a ZLUDA folder, or 'native' for no ZLUDA "
+                       "'s runtime: an installed ZLUDA version (v6), a ZLUDA folder, or 'native' for no ZLUDA "
                        "(default: the runtime 'zcuda run' uses)");
     sub.add_option("--" + side + "-env", f->variants[i].env, "Variable for variant " + name + "'s runs (repeatable): NAME=VALUE")
         ->take_all()

@@ -256,7 +256,7 @@ CommandRun setup_install(CLI::App& sub) {
   auto args = std::make_shared<InstallArgs>();
   add_path_option(sub, "--manifest", args->manifest, "Use this manifest instead of the built-in pinned one (docs/manifest-format.md)")
       ->check(kExistingFile);
-  sub.add_option("--channel", args->channel, "ZLUDA channel: stable (v6-preview.69) or latest (v7-preview.10)")
+  sub.add_option("--channel", args->channel, "ZLUDA channel: stable (v6) or latest (v7-preview.10, with the 32-bit launcher)")
       ->check(CLI::IsMember({"stable", "latest"}));
   sub.add_flag("--with-libtorch", args->with_libtorch, "Also install the optional LibTorch 2.3.0+cu118 (2.66 GB)");
   sub.add_option("--os", args->os, "Install the artifacts for this OS (default: this machine's)")->check(CLI::IsMember({"windows", "linux"}));

@@ -148,10 +148,10 @@ TEST(InstallCli, DryRunShowsThePinnedWindowsPlanAndWritesNothing) {
   TempDir dir;
   auto r = run_zcuda({"--home", (dir / "home").string(), "install", "--dry-run", "--os", "windows"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("https://github.com/vosen/ZLUDA/releases/download/v6-preview.69/zluda-windows-87531d3.zip"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("32,944,552 bytes"), std::string::npos);
-  EXPECT_NE(r.out.find("e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a"), std::string::npos);
-  EXPECT_NE(r.out.find((dir / "home" / "installs" / "zluda" / "v6-preview.69").string()), std::string::npos);
+  EXPECT_NE(r.out.find("https://github.com/vosen/ZLUDA/releases/download/v6/zluda-windows-3fe1206.zip"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("35,506,692 bytes"), std::string::npos);
+  EXPECT_NE(r.out.find("fda8891c6fdfaba438f2eb0f9d749ffa2c1fddbdf225be2301f0d7a25e37208a"), std::string::npos);
+  EXPECT_NE(r.out.find((dir / "home" / "installs" / "zluda" / "v6").string()), std::string::npos);
   EXPECT_NE(r.out.find("Apache-2.0 OR MIT"), std::string::npos);
   EXPECT_NE(r.out.find("--with-libtorch"), std::string::npos) << "the skipped optional artifact says how to get it";
   EXPECT_FALSE(fs::exists(dir / "home" / "installs"));
@@ -391,8 +391,7 @@ TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
   EXPECT_EQ(runtimes[0]["dir"], app.string());
   EXPECT_EQ(runtimes[0]["current"], false);
   // The Windows stable pin is listed as not installed.
-  EXPECT_TRUE(std::ranges::any_of(runtimes, [](const json& r) { return r["state"] == "not-installed" && r["version"] == "v6-preview.69"; }))
-      << runtimes.dump();
+  EXPECT_TRUE(std::ranges::any_of(runtimes, [](const json& r) { return r["state"] == "not-installed" && r["version"] == "v6"; })) << runtimes.dump();
   auto listed_text = run_zcuda({"install", "--list"}, o);
   EXPECT_NE(listed_text.out.find("adopted"), std::string::npos) << listed_text.out;
 
@@ -446,6 +445,50 @@ TEST(InstallCli, UrlWithAWrongDigestLeavesNothingAndTheRightOneInstalls) {
   ASSERT_FALSE(runtimes.empty());
   EXPECT_EQ(runtimes[0]["version"], "ZLUDA-windows-rocm6-amd64");
   EXPECT_EQ(runtimes[0]["state"], "user-vouched");
+}
+
+// The built-in stable pin, as shipped, pointed at a loopback server: no bytes but upstream's own
+// have its digest, so what can be shown here is that both of its real numbers are enforced: a copy
+// that ends early is incomplete (exit 7 or the size check), one of the right size but other bytes
+// is refused by the digest (exit 6), and neither leaves anything installed.
+TEST(InstallCli, TheStablePinsRealSizeAndDigestAreEnforced) {
+  TempDir dir;
+  const json shipped = json::parse(read_file(fs::path(ZCUDA_SOURCE_DIR) / "manifests" / "artifacts.json"));
+  json stable;
+  for (const auto& a : shipped["artifacts"]) {
+    if (a["component"] == "zluda" && a["channel"] == "stable" && a["os"] == "windows") stable = a;
+  }
+  ASSERT_FALSE(stable.is_null());
+  ASSERT_EQ(stable["version"], "v6");
+  const std::uint64_t size = stable["size"].get<std::uint64_t>();
+  ASSERT_EQ(size, 35506692u);
+  HttpServer server;
+  HttpResource short_copy;
+  short_copy.body = std::string(1000, 'z');
+  server.serve("/short/zluda-windows-3fe1206.zip", short_copy);
+  HttpResource other_bytes;
+  other_bytes.body = std::string(static_cast<std::size_t>(size), 'z');
+  server.serve("/other/zluda-windows-3fe1206.zip", other_bytes);
+  const fs::path home = dir / "home";
+  auto install_from = [&](const std::string& path) {
+    json entry = stable;
+    entry["url"] = server.url(path);
+    entry["os"] = "any";
+    const fs::path manifest = dir / "stable.json";
+    write_file(manifest, json{{"schema", 1}, {"artifacts", {entry}}}.dump(2));
+    return run_zcuda({"--home", home.string(), "install", "--manifest", manifest.string(), "--no-wait"});
+  };
+
+  auto short_run = install_from("/short/zluda-windows-3fe1206.zip");
+  EXPECT_NE(short_run.exit_code, 0) << short_run.out << short_run.err;
+  EXPECT_NE(short_run.exit_code, 6) << "an early end is not a digest mismatch: " << short_run.err;
+  EXPECT_NE(short_run.err.find("35506692"), std::string::npos) << short_run.err;
+
+  auto other_run = install_from("/other/zluda-windows-3fe1206.zip");
+  EXPECT_EQ(other_run.exit_code, 6) << other_run.out << other_run.err;
+  EXPECT_NE(other_run.err.find("fda8891c6fdfaba438f2eb0f9d749ffa2c1fddbdf225be2301f0d7a25e37208a"), std::string::npos) << other_run.err;
+  EXPECT_FALSE(fs::exists(home / "installs" / "zluda" / "v6"));
+  EXPECT_FALSE(fs::exists(home / "installs" / "zluda" / "current"));
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
   EXPECT_NE(plan->items[1].skip_reason.find("--channel latest"), std::string::npos);
   EXPECT_FALSE(plan->items[2].selected);
   EXPECT_NE(plan->items[2].skip_reason.find("--with-libtorch"), std::string::npos);
-  EXPECT_EQ(plan->items[0].destination, dir.path() / "installs" / "zluda" / "v6-preview.69");
+  EXPECT_EQ(plan->items[0].destination, dir.path() / "installs" / "zluda" / "v6");
 
   windows.channel = manifest::Channel::latest;
   windows.with_libtorch = true;

@@ -149,9 +149,11 @@ TEST(Manifest, EmbeddedManifestIsThePinnedSet) {
   ASSERT_TRUE(m) << m.error().message;
   ASSERT_EQ(m->artifacts.size(), 3u);
   const auto& stable = m->artifacts[0];
-  EXPECT_EQ(stable.version, "v6-preview.69");
-  EXPECT_EQ(stable.sha256, "e2959ed17c8ddae6bf2bf76cf3a7348f577a2548754685d776389df2220e5d9a");
-  EXPECT_EQ(stable.size, 32944552u);
+  // Upstream's v6 release (v6-preview.79): digest and size as public projects pinning it give them.
+  EXPECT_EQ(stable.version, "v6");
+  EXPECT_EQ(stable.url, "https://github.com/vosen/ZLUDA/releases/download/v6/zluda-windows-3fe1206.zip");
+  EXPECT_EQ(stable.sha256, "fda8891c6fdfaba438f2eb0f9d749ffa2c1fddbdf225be2301f0d7a25e37208a");
+  EXPECT_EQ(stable.size, 35506692u);
   EXPECT_EQ(stable.root, "zluda");
   const auto& latest = m->artifacts[1];
   EXPECT_EQ(latest.channel, Channel::latest);

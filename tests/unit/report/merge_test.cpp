@@ -102,7 +102,7 @@ bench::BenchRecord rl_train_bench(bool checked, bool zluda_ok) {
   bench::BenchRecord r;
   r.started = "2026-12-03T08:00:00Z";
   r.finished = "2026-12-03T08:05:00Z";
-  r.app = {"C:\\Users\\<user>\\rl-train.exe", std::string(64, 'c'), {"--device", "cuda"}};
+  r.app = {"C:\\Users\\<user>\\rl-train.exe", std::string(64, 'c'), {"--device", "cuda"}, std::nullopt};
   r.runs_per_variant = 2;
   if (checked) r.check = "rl-train --verify";
   for (int i = 0; i < 2; ++i) {
