@@ -179,7 +179,10 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
   if (!runtime) return std::unexpected(runtime.error());
   record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
-  if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) run.family = identity->family;
+  if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) {
+    run.family = identity->family;
+    run.release = identity->release;
+  }
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
     auto script = write_script(context);
     if (!script) return std::unexpected(script.error());

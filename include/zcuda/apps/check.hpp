@@ -69,7 +69,7 @@ struct ReportedCc {
   int value() const { return major * 10 + minor; }
   std::string text() const;  // "8.5"
 };
-ReportedCc reported_cc(family::Family family, const platform::Environment& environment, platform::Os os);
+ReportedCc reported_cc(family::Family family, const std::optional<std::string>& release, const platform::Environment& environment, platform::Os os);
 
 // The fatbin check (llama.cpp): the fat binary images of the application's CUDA library (the
 // profile's marker files: ggml-cuda.dll, libggml-cuda.so) must include PTX for an architecture at
@@ -85,6 +85,7 @@ struct CheckRun {
   const Match* match = nullptr;
   std::filesystem::path app;                         // what the user gave
   family::Family family = family::Family::upstream;  // of the runtime the application gets
+  std::optional<std::string> release;                // that runtime's release, where its files tell
   platform::Environment environment;                 // the environment it starts with
   platform::Os os = platform::current_os();
   std::chrono::seconds timeout{300};

@@ -83,6 +83,8 @@ struct Facts {
   Family family = Family::unknown;
   std::string project;                            // the family's public repository
   std::string default_cc;                         // the compute capability it reports unless told otherwise
+  std::string older_default_cc;                   // what releases before `older_default_cc_before` report instead
+  std::string older_default_cc_before;            // the first release with default_cc ("v7-preview.8"); empty: always
   std::vector<std::string> cc_variables;          // variables that change it ("ZLUDA_CC", "ZLUDA_SM"); empty: none
   std::vector<std::string> variables;             // every variable the family's libraries read
   std::string launch_windows, launch_linux;       // how it is started
@@ -93,6 +95,15 @@ struct Facts {
 };
 // nullopt for Family::unknown.
 std::optional<Facts> facts(Family family);
+
+// The compute capability a runtime of this family and release reports when no variable changes
+// it: the family's default, or the older one for a release known to predate it (upstream's v6
+// and v7-preview.1 to .7 report 8.8, later ones 8.5). An unknown release gets the current default.
+std::string default_cc(const Facts& facts, const std::optional<std::string>& release);
+
+// Whether upstream release `release` ("v6", "v6-preview.79", "v7-preview.10") came before `bound`;
+// false when either is not such a name (a nightly, a user's own label).
+bool release_before(std::string_view release, std::string_view bound);
 nlohmann::json to_json(const Facts& facts);
 
 // A file of a known release, by digest (manifests/runtime-families.json "known_files").

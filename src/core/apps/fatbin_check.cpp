@@ -104,12 +104,13 @@ std::string hint_for(const std::vector<std::uint32_t>& ptx_archs, const Reported
 
 std::string ReportedCc::text() const { return fmt::format("{}.{}", major, minor); }
 
-ReportedCc reported_cc(family::Family family, const platform::Environment& environment, platform::Os os) {
+ReportedCc reported_cc(family::Family family, const std::optional<std::string>& release, const platform::Environment& environment, platform::Os os) {
   ReportedCc cc{8, 5, "upstream's default", std::nullopt};
   const auto facts = family::facts(family == family::Family::unknown ? family::Family::upstream : family);
   if (facts) {
-    if (auto parsed = parse_cc(facts->default_cc)) std::tie(cc.major, cc.minor) = *parsed;
-    cc.from = fmt::format("{}'s default", to_string(facts->family));
+    if (auto parsed = parse_cc(family::default_cc(*facts, release))) std::tie(cc.major, cc.minor) = *parsed;
+    cc.from = release ? fmt::format("{}'s default in release {}", to_string(facts->family), *release)
+                      : fmt::format("{}'s default", to_string(facts->family));
   }
   auto value_of = [&](std::string_view name) -> std::optional<std::string> {
     auto key = platform::variable_key(environment, name, os);

@@ -18,7 +18,7 @@ Status run_check(const CheckRun& run, CheckRecord& record) {
       return run_torch_check(*plan, run.timeout, record);
     }
     case Check::fatbin:
-      run_fatbin_check(*run.match, run.app, reported_cc(run.family, run.environment, run.os), run.family, record);
+      run_fatbin_check(*run.match, run.app, reported_cc(run.family, run.release, run.environment, run.os), run.family, record);
       return {};
     case Check::physx:
       run_physx_check(record);

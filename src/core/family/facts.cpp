@@ -1,6 +1,8 @@
 // The per-family facts and known release files, read once from the embedded
 // manifests/runtime-families.json. A malformed table is a bug in zcuda's own data (the family
 // tests parse it), so a bad entry is skipped rather than failing every launch.
+#include <charconv>
+
 #include <zcuda/family/family.hpp>
 #include <zcuda/manifest/embedded.hpp>
 
@@ -41,6 +43,8 @@ std::optional<Facts> facts(Family family) {
     out.family = family;
     out.project = field<std::string>(entry, "project");
     out.default_cc = field<std::string>(entry, "default_cc");
+    out.older_default_cc = field<std::string>(entry, "older_default_cc");
+    out.older_default_cc_before = field<std::string>(entry, "older_default_cc_before");
     out.cc_variables = field<std::vector<std::string>>(entry, "cc_variables");
     out.variables = field<std::vector<std::string>>(entry, "variables");
     out.launch_windows = field<std::string>(entry, "launch_windows");
@@ -52,6 +56,48 @@ std::optional<Facts> facts(Family family) {
     return out;
   }
   return std::nullopt;
+}
+
+namespace {
+
+// "v6" -> (6, none), "v7-preview.10" -> (7, 10); a release without a preview number comes after
+// every preview of its major version (v6 is v6-preview.79's commit, tagged as the release).
+std::optional<std::pair<int, std::optional<int>>> upstream_release_number(std::string_view name) {
+  if (!name.starts_with('v')) return std::nullopt;
+  name.remove_prefix(1);
+  const auto dash = name.find('-');
+  const std::string_view major_text = name.substr(0, dash);
+  int major = 0;
+  if (major_text.empty() ||
+      std::from_chars(major_text.data(), major_text.data() + major_text.size(), major).ptr != major_text.data() + major_text.size()) {
+    return std::nullopt;
+  }
+  if (dash == std::string_view::npos) return std::pair{major, std::optional<int>()};
+  constexpr std::string_view kPreview = "-preview.";
+  const std::string_view rest = name.substr(dash);
+  if (!rest.starts_with(kPreview)) return std::nullopt;
+  const std::string_view number_text = rest.substr(kPreview.size());
+  int number = 0;
+  if (number_text.empty() ||
+      std::from_chars(number_text.data(), number_text.data() + number_text.size(), number).ptr != number_text.data() + number_text.size()) {
+    return std::nullopt;
+  }
+  return std::pair{major, std::optional<int>(number)};
+}
+
+}  // namespace
+
+bool release_before(std::string_view release, std::string_view bound) {
+  const auto a = upstream_release_number(release), b = upstream_release_number(bound);
+  if (!a || !b) return false;
+  if (a->first != b->first) return a->first < b->first;
+  if (!a->second || !b->second) return a->second.has_value() && !b->second.has_value();
+  return *a->second < *b->second;
+}
+
+std::string default_cc(const Facts& facts, const std::optional<std::string>& release) {
+  if (release && !facts.older_default_cc.empty() && release_before(*release, facts.older_default_cc_before)) return facts.older_default_cc;
+  return facts.default_cc;
 }
 
 nlohmann::json to_json(const Facts& f) {

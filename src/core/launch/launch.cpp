@@ -112,7 +112,8 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
                               "32\\nvcuda.dll)",
                               plan.target, options.runtime.dir),
                   "ZLUDA's 64-bit DLLs cannot load into a 32-bit program (Windows would say \"initialization routine failed\"). "
-                  "Use a ZLUDA build that ships a 32 folder, or the program's 64-bit version.");
+                  "Use a ZLUDA build that ships a 32 folder (zcuda install --channel latest; the stable v6 has none), or the "
+                  "program's 64-bit version.");
     }
     plan.runtime_dir = folder;
   }
@@ -147,6 +148,8 @@ Result<ComputeCapability> choose_compute_capability(const Options& options, cons
   const auto facts = family::facts(runtime.family);
   const bool reads_variables = !facts || !facts->cc_variables.empty();
   const std::string family_name(family::to_string(runtime.family));
+  // Upstream's default changed at v7-preview.8 (8.8 before, 8.5 after): the release decides where known.
+  const std::string default_cc = facts ? family::default_cc(*facts, runtime.release) : std::string();
   ComputeCapability cc;
   if (auto user = user_cc_setting(options, base)) {
     const auto& [name, value] = *user;
@@ -156,8 +159,8 @@ Result<ComputeCapability> choose_compute_capability(const Options& options, cons
     }
     cc.source = "user";
     if (!reads_variables) {
-      cc.value = facts->default_cc;
-      cc.why = fmt::format("your {}={} is not read by {} ZLUDA, which always reports {}", name, value, family_name, facts->default_cc);
+      cc.value = default_cc;
+      cc.why = fmt::format("your {}={} is not read by {} ZLUDA, which always reports {}", name, value, family_name, default_cc);
     } else {
       cc.value = value;
       cc.why = fmt::format("your {}={}{}", name, value, facts ? "" : " (if this ZLUDA reads it: its family is unknown)");
@@ -166,16 +169,16 @@ Result<ComputeCapability> choose_compute_capability(const Options& options, cons
   }
   if (options.zluda_cc) {
     cc.source = "--zluda-cc";
-    cc.value = reads_variables ? *options.zluda_cc : facts->default_cc;
-    cc.why = reads_variables
-                 ? "--zluda-cc sets ZLUDA_CC"
-                 : fmt::format("--zluda-cc sets ZLUDA_CC, which {} ZLUDA does not read: it always reports {}", family_name, facts->default_cc);
+    cc.value = reads_variables ? *options.zluda_cc : default_cc;
+    cc.why = reads_variables ? "--zluda-cc sets ZLUDA_CC"
+                             : fmt::format("--zluda-cc sets ZLUDA_CC, which {} ZLUDA does not read: it always reports {}", family_name, default_cc);
     return cc;
   }
   if (facts) {
     cc.source = "family default";
-    cc.value = facts->default_cc;
-    cc.why = fmt::format("{} ZLUDA's own default (zcuda sets no ZLUDA_CC; --zluda-cc sets one)", family_name);
+    cc.value = default_cc;
+    cc.why = fmt::format("{} ZLUDA's own default{} (zcuda sets no ZLUDA_CC; --zluda-cc sets one)", family_name,
+                         runtime.release ? fmt::format(" in release {}", *runtime.release) : std::string());
     return cc;
   }
   cc.source = "unknown";

@@ -29,17 +29,21 @@ const Profile& profile(std::string_view name) {
 
 TEST(ReportedCc, UpstreamReadsZludaCcThenZludaSmElseItsDefault) {
   const auto os = platform::Os::linux;
-  auto none = reported_cc(family::Family::upstream, {}, os);
+  auto none = reported_cc(family::Family::upstream, std::nullopt, {}, os);
   EXPECT_EQ(none.text(), "8.5");
   EXPECT_EQ(none.from, "upstream's default");
-  auto cc = reported_cc(family::Family::upstream, {{"ZLUDA_CC", "8.6"}, {"ZLUDA_SM", "7.0"}}, os);
+  auto cc = reported_cc(family::Family::upstream, std::nullopt, {{"ZLUDA_CC", "8.6"}, {"ZLUDA_SM", "7.0"}}, os);
   EXPECT_EQ(cc.value(), 86);
   EXPECT_EQ(cc.from, "ZLUDA_CC=8.6");
-  EXPECT_EQ(reported_cc(family::Family::upstream, {{"ZLUDA_SM", "7"}}, os).text(), "7.0");  // the minor defaults to 0
-  auto junk = reported_cc(family::Family::upstream, {{"ZLUDA_CC", "eight"}, {"ZLUDA_SM", "7.0"}}, os);
+  EXPECT_EQ(reported_cc(family::Family::upstream, std::nullopt, {{"ZLUDA_SM", "7"}}, os).text(), "7.0");  // the minor defaults to 0
+  auto junk = reported_cc(family::Family::upstream, std::nullopt, {{"ZLUDA_CC", "eight"}, {"ZLUDA_SM", "7.0"}}, os);
   EXPECT_EQ(junk.text(), "8.5");  // the first variable set decides; one that does not parse falls back
   ASSERT_TRUE(junk.ignored);
-  auto lsh = reported_cc(family::Family::lshqqytiger, {{"ZLUDA_CC", "7.5"}}, os);
+  auto v6 = reported_cc(family::Family::upstream, "v6", {}, os);  // before #670 upstream reported 8.8
+  EXPECT_EQ(v6.text(), "8.8");
+  EXPECT_EQ(v6.from, "upstream's default in release v6");
+  EXPECT_EQ(reported_cc(family::Family::upstream, "v7-preview.10", {}, os).text(), "8.5");
+  auto lsh = reported_cc(family::Family::lshqqytiger, std::nullopt, {{"ZLUDA_CC", "7.5"}}, os);
   EXPECT_EQ(lsh.text(), "8.8");
   EXPECT_EQ(lsh.from, "lshqqytiger's default");
   ASSERT_TRUE(lsh.ignored);

@@ -217,6 +217,30 @@ TEST(FamilyFacts, ComputeCapabilityAndVariablesComeFromEachFamilysSource) {
   EXPECT_FALSE(user_cc_variable(*lsh, env));
 }
 
+TEST(FamilyFacts, UpstreamsDefaultFollowsTheRelease) {
+  // zluda_common/src/constants.rs: 8.8 at tag v6 and v7-preview.7, 8.5 from v7-preview.8 (#670).
+  EXPECT_TRUE(release_before("v6", "v7-preview.8"));
+  EXPECT_TRUE(release_before("v6-preview.69", "v6"));  // the release comes after its previews
+  EXPECT_TRUE(release_before("v7-preview.7", "v7-preview.8"));
+  EXPECT_FALSE(release_before("v7-preview.8", "v7-preview.8"));
+  EXPECT_FALSE(release_before("v7-preview.10", "v7-preview.8"));  // numbers, not text
+  EXPECT_FALSE(release_before("v7", "v7-preview.8"));
+  EXPECT_FALSE(release_before("nightly", "v7-preview.8"));
+  EXPECT_FALSE(release_before("v6-preview.", "v7-preview.8"));
+  EXPECT_FALSE(release_before("ComfyUI-zluda", "v7-preview.8"));
+  auto up = facts(Family::upstream);
+  ASSERT_TRUE(up);
+  EXPECT_EQ(default_cc(*up, "v6"), "8.8");
+  EXPECT_EQ(default_cc(*up, "v6-preview.69"), "8.8");
+  EXPECT_EQ(default_cc(*up, "v7-preview.7"), "8.8");
+  EXPECT_EQ(default_cc(*up, "v7-preview.10"), "8.5");
+  EXPECT_EQ(default_cc(*up, std::nullopt), "8.5");  // an unknown release: today's default
+  auto lsh = facts(Family::lshqqytiger);
+  ASSERT_TRUE(lsh);
+  EXPECT_EQ(default_cc(*lsh, "v6"), "8.8");
+  EXPECT_EQ(default_cc(*lsh, "nightly"), "8.8");
+}
+
 TEST(FamilyFacts, KnownFilesAreWellFormed) {
   ASSERT_FALSE(known_files().empty());
   for (const auto& known : known_files()) {

@@ -212,7 +212,7 @@ class InstalledFamily : public LaunchFamily {
   void write(const install::Receipt& r) { ASSERT_TRUE(install::write_receipt(installs / (version + ".receipt.json"), r)); }
   RuntimeLocation installed() const { return RuntimeLocation{version_dir, RuntimeChoice::installed, version}; }
   const family::KnownFile& known = family::known_file("nvcuda.dll", "v6");
-  const std::string version = "v6-preview.69";
+  const std::string version = "v6";
   fs::path home = dir.path() / "home", installs = home / "installs" / "zluda", version_dir = installs / version;
   install::Receipt receipt;
 };
@@ -225,6 +225,8 @@ TEST_F(InstalledFamily, TheReceiptsDigestsNameTheReleaseWithoutReadingTheFile) {
   EXPECT_EQ(plan->runtime_family.family, family::Family::upstream);
   EXPECT_EQ(plan->runtime_family.release, "v6");
   EXPECT_EQ(plan->compute_capability.source, "family default");
+  EXPECT_EQ(plan->compute_capability.value, "8.8") << "v6 predates upstream's 8.5 default";
+  EXPECT_NE(plan->compute_capability.why.find("in release v6"), std::string::npos) << plan->compute_capability.why;
 
   // The same folder given with --runtime-dir has no receipt: its bytes are read, and zeros are no release.
   o.runtime = RuntimeLocation{version_dir, RuntimeChoice::runtime_dir_flag, std::nullopt};
