@@ -258,9 +258,9 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     r.complete = j.at("complete").get<bool>();
     r.zcuda_version = j.at("zcuda").get<std::string>();
     const json& app = j.at("app");
-    r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>(), std::nullopt};
     // Records from before profiles have no "profile".
-    if (app.contains("profile") && !app.at("profile").is_null()) r.app.profile = app.at("profile").get<std::string>();
+    r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>(),
+             optional_from<std::string>(app, "profile")};
     r.runs_per_variant = j.at("runs_per_variant").get<int>();
     // Schema 1 always alternated A B A B. (Output of `bench --json` before record_schema
     // existed says schema 1, the envelope's, and has the order: fields are read where present.)
