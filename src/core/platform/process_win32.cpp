@@ -255,8 +255,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   PROCESS_INFORMATION info{};
   const auto started = Clock::now();
   DWORD flags = CREATE_UNICODE_ENVIRONMENT | CREATE_SUSPENDED;
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture || tail ? TRUE : FALSE, flags,
-                      spec.environment ? env_block.data() : nullptr, cwd.empty() ? nullptr : cwd.c_str(), &startup, &info)) {
+  const auto create = [&] {
+    return CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, capture || tail ? TRUE : FALSE, flags,
+                          spec.environment ? env_block.data() : nullptr, cwd.empty() ? nullptr : cwd.c_str(), &startup, &info);
+  };
+  // Wine answers ERROR_INTERNAL_ERROR when the new process died before it finished starting (its
+  // loader, now and then, under load); none of the program's code has run, so one more try is safe.
+  if (!create() && (GetLastError() != ERROR_INTERNAL_ERROR || !create())) {
     return std::unexpected(start_error(program, GetLastError()));
   }
   Handle process, thread;
