@@ -1,12 +1,12 @@
 // zcuda bench: APP under two variants alternated, its output checked, the two compared, and a
 // record kept (docs/bench.md). Parses, calls bench::run_bench, renders.
-#include <charconv>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include <zcuda/bench/analysis.hpp>
 #include <zcuda/bench/bench.hpp>
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/interrupt.hpp>
 #include <zcuda/platform/terminal.hpp>
@@ -160,14 +160,13 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
     options.target_percent = f.target;
     options.max_runs = f.max_runs;
   } else {
-    int runs = 0;
-    const auto [end, ec] = std::from_chars(f.runs.data(), f.runs.data() + f.runs.size(), runs);
-    if (ec != std::errc() || end != f.runs.data() + f.runs.size() || runs < 1 || runs > 1000) {
+    const auto runs = whole_number<int>(f.runs);
+    if (!runs || *runs < 1 || *runs > 1000) {
       return fail(ErrorKind::usage, fmt::format("--runs '{}' is not a number from 1 to 1000 or 'auto'", f.runs),
                   "Use --runs 8, or --runs auto --target 2.");
     }
     if (f.target) return fail(ErrorKind::usage, "--target goes with --runs auto", "Drop --target, or use --runs auto.");
-    options.runs = runs;
+    options.runs = *runs;
   }
   if (f.metric) {
     auto metric = bench::Metric::compile(*f.metric);

@@ -3,13 +3,13 @@
 #include <zcuda/apps/check.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
 
 namespace zcuda::apps {
@@ -24,13 +24,10 @@ std::optional<std::pair<int, int>> parse_cc(std::string_view text) {
   const auto dot = text.find('.');
   const std::string_view major_text = text.substr(0, dot);
   const std::string_view minor_text = dot == std::string_view::npos ? std::string_view("0") : text.substr(dot + 1);
-  int major = 0, minor = 0;
-  auto number = [](std::string_view s, int& out) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && end == s.data() + s.size() && !s.empty() && out >= 0 && out < 100;
-  };
-  if (!number(major_text, major) || !number(minor_text, minor) || minor_text.find('.') != std::string_view::npos) return std::nullopt;
-  return std::pair{major, minor};
+  const auto major = whole_number<int>(major_text), minor = whole_number<int>(minor_text);
+  const auto fits = [](const std::optional<int>& n) { return n && *n >= 0 && *n < 100; };
+  if (!fits(major) || !fits(minor)) return std::nullopt;
+  return std::pair{*major, *minor};
 }
 
 // The library the check reads: the first of the profile's marker files that exists under the

@@ -1,12 +1,12 @@
 #include <zcuda/apps/physx_check.hpp>
 
-#include <charconv>
 #include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include <zcuda/base/ascii.hpp>
+#include <zcuda/base/whole_number.hpp>
 
 namespace zcuda::apps {
 
@@ -25,10 +25,9 @@ std::optional<std::vector<unsigned long>> numbers_of(std::string_view version) {
   while (true) {
     const auto dot = version.find('.');
     const std::string_view part = version.substr(0, dot);
-    unsigned long value = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) return std::nullopt;
-    parts.push_back(value);
+    const auto value = whole_number<unsigned long>(part);
+    if (!value) return std::nullopt;
+    parts.push_back(*value);
     if (dot == std::string_view::npos) return parts;
     version.remove_prefix(dot + 1);
   }

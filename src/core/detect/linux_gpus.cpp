@@ -1,7 +1,6 @@
 // Linux GPU enumeration: PCI sysfs lists every display device, DRM adds VRAM and the render
 // node, KFD adds the gfx target and the order the HIP runtime will use.
 #include <algorithm>
-#include <charconv>
 #include <map>
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include "parsers.hpp"
 #include "probes.hpp"
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/base/whole_number.hpp>
 
 namespace zcuda::detect {
 
@@ -18,11 +18,8 @@ namespace {
 
 std::optional<std::uint64_t> read_number(const SystemView& view, const fs::path& path) {
   auto line = view.read_line(path);
-  if (!line || line->empty()) return std::nullopt;
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(line->data(), line->data() + line->size(), value);
-  if (ec != std::errc() || ptr != line->data() + line->size()) return std::nullopt;
-  return value;
+  if (!line) return std::nullopt;
+  return whole_number<std::uint64_t>(*line);
 }
 
 std::optional<std::uint32_t> read_hex(const SystemView& view, const fs::path& path) {
@@ -157,9 +154,7 @@ void probe_kfd(const SystemView& view, Profile& profile) {
   const fs::path base = "/sys/class/kfd/kfd/topology/nodes";
   std::vector<std::pair<int, std::string>> nodes;
   for (const auto& name : view.list(base)) {
-    int id = 0;
-    auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
-    if (ec == std::errc() && ptr == name.data() + name.size()) nodes.emplace_back(id, name);
+    if (const auto id = whole_number<int>(name)) nodes.emplace_back(*id, name);
   }
   std::sort(nodes.begin(), nodes.end());  // numeric order is the order HIP enumerates
   int hip_index = 0;

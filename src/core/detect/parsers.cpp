@@ -2,23 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 #include <fmt/format.h>
 
 #include "system_view.hpp"
 #include <zcuda/base/ascii.hpp>
+#include <zcuda/base/whole_number.hpp>
 
 namespace zcuda::detect {
 
 namespace {
-
-template <class T>
-bool parse_number(std::string_view text, T& out, int base = 10) {
-  if (text.empty()) return false;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out, base);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -46,11 +39,11 @@ Result<std::map<std::string, std::uint64_t>> parse_kfd_properties(std::string_vi
     }
     std::string key = line.substr(0, space);
     std::string value = trim(std::string_view(line).substr(space));
-    std::uint64_t number = 0;
-    if (!parse_number(value, number)) {
+    const auto number = whole_number<std::uint64_t>(value);
+    if (!number) {
       return fail(ErrorKind::invalid_input, fmt::format("line {}: the value of {} is not a number: \"{}\"", line_number, key, value));
     }
-    values[key] = number;
+    values[key] = *number;
   }
   if (values.empty()) return fail(ErrorKind::invalid_input, "the properties file is empty");
   return values;
@@ -72,11 +65,11 @@ Result<std::uint32_t> parse_hex_id(std::string_view text) {
   std::string t = trim(text);
   std::string_view v(t);
   if (v.starts_with("0x") || v.starts_with("0X")) v.remove_prefix(2);
-  std::uint32_t id = 0;
-  if (v.size() > 8 || !parse_number(v, id, 16)) {
+  const auto id = whole_number<std::uint32_t>(v, 16);
+  if (v.size() > 8 || !id) {
     return fail(ErrorKind::invalid_input, fmt::format("\"{}\" is not a hexadecimal id", t));
   }
-  return id;
+  return *id;
 }
 
 const AmdgpuIdEntry* AmdgpuIds::find(std::uint32_t device_id, std::uint32_t revision) const {
@@ -160,10 +153,10 @@ int compare_versions(std::string_view a, std::string_view b) {
       return part;
     };
     std::string_view pa = take(a), pb = take(b);
-    unsigned long long na = 0, nb = 0;
-    bool numeric = parse_number(pa.empty() ? std::string_view("0") : pa, na) && parse_number(pb.empty() ? std::string_view("0") : pb, nb);
-    if (numeric) {
-      if (na != nb) return na < nb ? -1 : 1;
+    const auto na = whole_number<unsigned long long>(pa.empty() ? std::string_view("0") : pa);
+    const auto nb = whole_number<unsigned long long>(pb.empty() ? std::string_view("0") : pb);
+    if (na && nb) {
+      if (*na != *nb) return *na < *nb ? -1 : 1;
     } else if (pa != pb) {
       return pa < pb ? -1 : 1;
     }

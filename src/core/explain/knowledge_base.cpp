@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/manifest/embedded.hpp>
 
 namespace zcuda::explain {
@@ -65,15 +65,12 @@ std::optional<std::string> non_public_source(const std::string& source) {
 }
 
 Result<std::uint32_t> parse_status(const std::string& text, const std::string& where) {
-  std::uint32_t value = 0;
   const bool hex = text.starts_with("0x") || text.starts_with("0X");
-  const char* first = text.data() + (hex ? 2 : 0);
-  const char* last = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(first, last, value, 16);
-  if (!hex || ec != std::errc{} || ptr != last || (value & 0xF0000000u) != 0xC0000000u) {
+  const auto value = whole_number<std::uint32_t>(std::string_view(text).substr(hex ? 2 : 0), 16);
+  if (!hex || !value || (*value & 0xF0000000u) != 0xC0000000u) {
     return fail(ErrorKind::invalid_input, fmt::format("{}: \"exit_statuses\" holds {}, not an NTSTATUS error such as 0xC0000135", where, text));
   }
-  return value;
+  return *value;
 }
 
 bool is_kebab(const std::string& id) {

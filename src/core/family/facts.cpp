@@ -1,8 +1,8 @@
 // The per-family facts and known release files, read once from the embedded
 // manifests/runtime-families.json. A malformed table is a bug in zcuda's own data (the family
 // tests parse it), so a bad entry is skipped rather than failing every launch.
-#include <charconv>
 
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/family/family.hpp>
 #include <zcuda/manifest/embedded.hpp>
 
@@ -60,27 +60,19 @@ std::optional<Facts> facts(Family family) {
 
 namespace {
 
-// All of `text` as a decimal number; nullopt for an empty or partly numeric text.
-std::optional<int> whole_number(std::string_view text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // "v6" -> (6, none), "v7-preview.10" -> (7, 10); a release without a preview number comes after
 // every preview of its major version (v6 is v6-preview.79's commit, tagged as the release).
 std::optional<std::pair<int, std::optional<int>>> upstream_release_number(std::string_view name) {
   if (!name.starts_with('v')) return std::nullopt;
   name.remove_prefix(1);
   const auto dash = name.find('-');
-  const auto major = whole_number(name.substr(0, dash));
+  const auto major = whole_number<int>(name.substr(0, dash));
   if (!major) return std::nullopt;
   if (dash == std::string_view::npos) return std::pair{*major, std::optional<int>()};
   constexpr std::string_view kPreview = "-preview.";
   const std::string_view rest = name.substr(dash);
   if (!rest.starts_with(kPreview)) return std::nullopt;
-  const auto number = whole_number(rest.substr(kPreview.size()));
+  const auto number = whole_number<int>(rest.substr(kPreview.size()));
   if (!number) return std::nullopt;
   return std::pair{*major, number};
 }

@@ -3,7 +3,6 @@
 // with the whole file instead.
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -17,6 +16,7 @@
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/version.hpp>
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/fetch/retry.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
@@ -38,13 +38,6 @@ struct ContentRange {
   std::optional<std::uint64_t> total;  // absent for "bytes a-b/*"
 };
 
-std::optional<std::uint64_t> parse_number(std::string_view text) {
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 // "bytes 100-299/300", "bytes */300" (RFC 9110 14.4)
 std::optional<ContentRange> parse_content_range(std::string_view value) {
   if (!value.starts_with("bytes ")) return std::nullopt;
@@ -54,13 +47,13 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
   ContentRange range;
   std::string_view span = value.substr(0, slash), total = value.substr(slash + 1);
   if (total != "*") {
-    range.total = parse_number(total);
+    range.total = whole_number<std::uint64_t>(total);
     if (!range.total) return std::nullopt;
   }
   if (span != "*") {
     auto dash = span.find('-');
     if (dash == std::string_view::npos) return std::nullopt;
-    range.start = parse_number(span.substr(0, dash));
+    range.start = whole_number<std::uint64_t>(span.substr(0, dash));
     if (!range.start) return std::nullopt;
   }
   return range;
