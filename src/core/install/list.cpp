@@ -5,6 +5,7 @@
 #include <zcuda/family/family.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
+#include <zcuda/install/runtime_files.hpp>
 
 #include "layout.hpp"
 
@@ -18,10 +19,8 @@ namespace {
 std::string family_of(const Receipt& r, const fs::path& dir, platform::Os os) {
   if (r.family.is_object() && r.family.contains("family")) return r.family.at("family").get<std::string>();
   if (r.component != "zluda") return "";
-  for (const fs::path& candidate : {dir, dir / "zluda"}) {
-    if (auto identity = family::identify_runtime(candidate, os)) return std::string(family::to_string(identity->family));
-  }
-  return "unknown";
+  const auto identity = family::identify_runtime(runtime_files_dir(dir).value_or(dir), os);
+  return identity ? std::string(family::to_string(identity->family)) : "unknown";
 }
 
 }  // namespace

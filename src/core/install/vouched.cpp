@@ -7,6 +7,7 @@
 #include <zcuda/install/adopt.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
+#include <zcuda/install/runtime_files.hpp>
 
 #include "layout.hpp"
 
@@ -86,24 +87,9 @@ Status record_family(const home::Home& home, const std::string& version, platfor
   auto receipt = read_receipt(home, "zluda", version);
   if (!receipt) return {};
   const fs::path dir = layout::version_dir(home, "zluda", version);
-  // The files at the top, in the archive's zluda/ folder, or in its one top folder.
-  std::vector<fs::path> candidates = {dir, dir / "zluda"};
-  std::error_code ec;
-  std::vector<fs::path> folders;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec)) folders.push_back(it->path());
-  }
-  if (folders.size() == 1) candidates.push_back(folders.front());
-  std::string why;
-  for (const auto& candidate : candidates) {
-    auto identity = family::identify_runtime(candidate, os);
-    if (identity) {
-      receipt->family = family::to_json(*identity);
-      return write_receipt(layout::receipt_path(home, "zluda", version), *receipt);
-    }
-    if (why.empty()) why = identity.error().message;
-  }
-  receipt->family = {{"family", "unknown"}, {"evidence", nlohmann::json::array({why})}};
+  auto identity = family::identify_runtime(runtime_files_dir(dir).value_or(dir), os);
+  receipt->family =
+      identity ? family::to_json(*identity) : nlohmann::json{{"family", "unknown"}, {"evidence", nlohmann::json::array({identity.error().message})}};
   return write_receipt(layout::receipt_path(home, "zluda", version), *receipt);
 }
 

@@ -9,6 +9,7 @@
 
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/install/adopt.hpp>
+#include <zcuda/install/runtime_files.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/base/path_text.hpp>
 
@@ -25,18 +26,8 @@ std::string trim(std::string s) {
   return s;
 }
 
-bool holds_driver(const fs::path& dir) {
-  std::error_code ec;
-  return fs::exists(dir / "nvcuda.dll", ec) || fs::exists(dir / "libcuda.so.1", ec);
-}
-
-// The installed version's folder: the files at its top or in the archive's zluda/ folder.
 std::optional<fs::path> installed_version_dir(const fs::path& base, const std::string& version) {
-  const fs::path dir = base / path_from_utf8(version);
-  for (const fs::path& candidate : {dir, dir / "zluda"}) {
-    if (holds_driver(candidate)) return candidate;
-  }
-  return std::nullopt;
+  return install::runtime_files_dir(base / path_from_utf8(version));
 }
 
 std::vector<std::string> installed_versions(const fs::path& base) {
@@ -126,7 +117,6 @@ Result<RuntimeLocation> locate_runtime(const std::optional<fs::path>& flag, cons
     return fail(ErrorKind::invalid_input, fmt::format("{} does not name a version", pointer), none_hint);
   }
   const fs::path dir = base / path_from_utf8(version);
-  // ZLUDA's archives hold one top folder, zluda/; accept the files at either level.
   if (auto found = installed_version_dir(base, version)) return RuntimeLocation{*found, RuntimeChoice::installed, version};
   return fail(ErrorKind::not_found, fmt::format("The installed ZLUDA {} is missing from {}", version, dir),
               "Run 'zcuda install' again to repair it, or pass --runtime-dir DIR.");

@@ -2,6 +2,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/verify/verify.hpp>
 #include <zcuda/launch/runtime.hpp>
+#include <zcuda/install/runtime_files.hpp>
 
 #include <system_error>
 
@@ -16,13 +17,8 @@ std::string trim(std::string s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-bool holds_driver(const std::filesystem::path& dir) {
-  std::error_code ec;
-  return std::filesystem::exists(dir / "libcuda.so.1", ec) || std::filesystem::exists(dir / "nvcuda.dll", ec);
-}
-
 // The installed ZLUDA: installs/zluda/current holds the version, installs/zluda/<version>/ the
-// files (or a zluda/ folder inside it, as the release archives are laid out). nullopt when
+// files (where install::runtime_files_dir finds them). nullopt when
 // nothing is installed; an error when the pointer is there but broken.
 Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
   const auto base = home.installs() / "zluda";
@@ -41,7 +37,7 @@ Result<std::optional<Runtime>> installed_zluda(const home::Home& home) {
     return fail(ErrorKind::not_found, "ZLUDA " + version + " is marked current but " + path_to_utf8(dir) + " is missing",
                 "Reinstall with 'zcuda install', or choose a runtime with --runtime-dir DIR or --runtime native.");
   }
-  if (!holds_driver(dir) && holds_driver(dir / "zluda")) dir /= "zluda";
+  if (auto files = install::runtime_files_dir(dir)) dir = *files;
   return std::optional<Runtime>{Runtime{RuntimeKind::zluda, dir, version, "installed ZLUDA"}};
 }
 

@@ -6,6 +6,7 @@
 #include <zcuda/base/sha256.hpp>
 #include <zcuda/install/install.hpp>
 #include <zcuda/install/receipt.hpp>
+#include <zcuda/install/runtime_files.hpp>
 #include <zcuda/launch/runtime.hpp>
 
 #include "support/archive_builder.hpp"
@@ -24,11 +25,12 @@ struct Scene {
   std::string sha256;
   test::HttpServer server;
 
-  Scene() {
+  // `top`: the archive's one top folder (the release archives' is zluda/).
+  explicit Scene(const std::string& top = "zluda") {
     home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     const fs::path archive = dir / "ZLUDA-linux-test.tar.gz";
     test::write_archive(archive, test::ArchiveType::tar_gz,
-                        {test::dir("zluda/"), test::file("zluda/libcuda.so.1", "driver bytes"), test::file("zluda/libcublas.so.12", "cublas")});
+                        {test::dir(top + "/"), test::file(top + "/libcuda.so.1", "driver bytes"), test::file(top + "/libcublas.so.12", "cublas")});
     bytes = test::read_file(archive);
     sha256 = sha256_file(archive).value();
     test::HttpResource r;
@@ -79,6 +81,24 @@ TEST(Vouched, InstallsWithAReceiptMarkedUserVouchedAndItsFamily) {
   auto again = s.install(s.sha256);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->outcomes[0].state, State::already_installed);
+}
+
+// A build packed under a top folder of its own name: launch finds its driver there, as the
+// family record does.
+TEST(Vouched, AnArchivesOwnTopFolderIsWhereTheRuntimeIs) {
+  Scene s("ZLUDA-custom-build");
+  auto report = s.install(s.sha256, "custom");
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->outcomes[0].state, State::installed);
+  const fs::path dir = s.home.installs() / "zluda" / "custom";
+  EXPECT_EQ(runtime_files_dir(dir), dir / "ZLUDA-custom-build");
+  auto located = launch::locate_runtime_spec(std::string("custom"), s.home);
+  ASSERT_TRUE(located) << located.error().message;
+  ASSERT_TRUE(*located);
+  EXPECT_EQ((*located)->dir, dir / "ZLUDA-custom-build");
+  // A second folder beside it makes the choice ambiguous: no folder is guessed.
+  fs::create_directories(dir / "docs");
+  EXPECT_FALSE(runtime_files_dir(dir));
 }
 
 TEST(Vouched, AWrongDigestIsRefusedAndLeavesNothing) {
