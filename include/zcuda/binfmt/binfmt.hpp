@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -120,6 +121,11 @@ inline bool is_x86_32_pe(const Imports& imports) { return imports.format == Form
 // zluda64_server.exe each embed the git commit they were built from (VERGEN_GIT_SHA) and refuse
 // to work together when the two differ (zluda32/src/ipc.rs, read_git_version).
 Result<std::vector<std::string>> embedded_commit_ids(const std::filesystem::path& file);
+
+// Which of `wanted` (40-digit lowercase commit ids) the file holds anywhere, in file order
+// without repeats, also inside a longer run of hex digits: a Rust string is not terminated, so
+// the bytes beside an embedded commit may be digits too.
+Result<std::vector<std::string>> known_commit_ids(const std::filesystem::path& file, const std::set<std::string>& wanted);
 
 // Whether `file` holds `text` anywhere in its bytes.
 Result<bool> file_contains(const std::filesystem::path& file, std::string_view text);

@@ -81,17 +81,18 @@ Status check_not_mixed(const Identity& runtime, const std::vector<std::filesyste
 // fact from the family's own source, cited in docs/families.md).
 struct Facts {
   Family family = Family::unknown;
-  std::string project;                            // the family's public repository
-  std::string default_cc;                         // the compute capability it reports unless told otherwise
-  std::string older_default_cc;                   // what releases before `older_default_cc_before` report instead
-  std::string older_default_cc_before;            // the first release with default_cc ("v7-preview.8"); empty: always
-  std::vector<std::string> cc_variables;          // variables that change it ("ZLUDA_CC", "ZLUDA_SM"); empty: none
-  std::vector<std::string> variables;             // every variable the family's libraries read
-  std::string launch_windows, launch_linux;       // how it is started
-  std::vector<std::string> launcher_sets;         // NAME=VALUE its own launcher adds
-  std::vector<std::string> serves;                // the library names it ships
-  std::vector<std::string> only_names;            // names only this family ships (tell a folder apart)
-  std::map<std::string, std::string> app_copies;  // its file -> the CUDA name applications copy it under
+  std::string project;                                 // the family's public repository
+  std::string default_cc;                              // the compute capability it reports unless told otherwise
+  std::string older_default_cc;                        // what releases before `older_default_cc_before` report instead
+  std::string older_default_cc_before;                 // the first release with default_cc ("v7-preview.8"); empty: always
+  std::vector<std::string> cc_variables;               // variables that change it ("ZLUDA_CC", "ZLUDA_SM"); empty: none
+  std::vector<std::string> variables;                  // every variable the family's libraries read
+  std::string launch_windows, launch_linux;            // how it is started
+  std::vector<std::string> launcher_sets;              // NAME=VALUE its own launcher adds
+  std::vector<std::string> serves;                     // the library names it ships
+  std::vector<std::string> only_names;                 // names only this family ships (tell a folder apart)
+  std::map<std::string, std::string> app_copies;       // its file -> the CUDA name applications copy it under
+  std::map<std::string, std::string> release_commits;  // commit the driver embeds -> the release tag built from it
 };
 // nullopt for Family::unknown.
 std::optional<Facts> facts(Family family);

@@ -60,6 +60,27 @@ Result<std::vector<std::string>> embedded_commit_ids(const fs::path& file) {
   return ids;
 }
 
+Result<std::vector<std::string>> known_commit_ids(const fs::path& file, const std::set<std::string>& wanted) {
+  std::vector<std::string> found;
+  std::string window;  // the last (up to 40) digits of the current run of hex digits
+  auto read = each_chunk(file, [&](std::string_view chunk) {
+    for (char c : chunk) {
+      if (!is_lower_hex(c)) {
+        window.clear();
+        continue;
+      }
+      if (window.size() == kCommitLength) window.erase(0, 1);
+      window += c;
+      if (window.size() == kCommitLength && wanted.contains(window) && std::find(found.begin(), found.end(), window) == found.end()) {
+        found.push_back(window);
+      }
+    }
+    return true;
+  });
+  if (!read) return std::unexpected(read.error());
+  return found;
+}
+
 Result<bool> file_contains(const fs::path& file, std::string_view text) {
   if (text.empty()) return true;
   bool found = false;

@@ -53,6 +53,7 @@ std::optional<Facts> facts(Family family) {
     out.serves = field<std::vector<std::string>>(entry, "serves");
     out.only_names = field<std::vector<std::string>>(entry, "only_names");
     out.app_copies = field<std::map<std::string, std::string>>(entry, "app_copies");
+    out.release_commits = field<std::map<std::string, std::string>>(entry, "release_commits");
     return out;
   }
   return std::nullopt;

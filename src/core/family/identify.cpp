@@ -54,6 +54,22 @@ std::optional<std::string> find_lower(const std::vector<std::string>& names, aut
   return std::nullopt;
 }
 
+// Upstream's driver embeds the commit it was built from (VERGEN_GIT_SHA); a release tag's commit
+// names the release where no digest did (an archive from --url, an adopted folder).
+void release_from_commit(const std::vector<fs::path>& files, platform::Os os, Identity& identity) {
+  const auto upstream = facts(Family::upstream);
+  if (!upstream || upstream->release_commits.empty()) return;
+  const auto driver = std::ranges::find_if(files, [&](const fs::path& f) { return is_driver_name(ascii_lower(path_to_utf8(f.filename())), os); });
+  if (driver == files.end()) return;
+  std::set<std::string> wanted;
+  for (const auto& [commit, release] : upstream->release_commits) wanted.insert(commit);
+  const auto commits = binfmt::known_commit_ids(*driver, wanted);
+  if (!commits || commits->empty()) return;
+  identity.release = upstream->release_commits.at(commits->front());
+  identity.evidence.push_back(
+      fmt::format("{} was built from commit {}, upstream's tag {}", path_to_utf8(driver->filename()), commits->front(), *identity.release));
+}
+
 struct KnownMatch {
   KnownFile known;
   bool from_receipt = false;  // the digest is the receipt's, not read from the bytes
@@ -185,6 +201,7 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Re
   } else {
     identity.evidence.push_back("no file says which family built it");
   }
+  if (identity.family == Family::upstream && !identity.release) release_from_commit(files, os, identity);
   if (identity.family == Family::lshqqytiger && !identity.release && fs::exists(dir / "cublasLt.dll", ec)) {
     identity.release = "nightly";
     identity.evidence.push_back("cublasLt.dll is present: lshqqytiger builds it only for nightlies (zluda_blaslt windows_nightly)");

@@ -37,5 +37,24 @@ TEST(CommitIds, AFileNamingNoCommitGivesNone) {
   EXPECT_TRUE(ids->empty());
 }
 
+// Known commits are found wherever they are: glued to other hex digits, straddling a read
+// boundary, once each in file order; a commit not asked for and a near miss are not.
+TEST(CommitIds, KnownCommitsAreFoundInsideLongerHexRuns) {
+  test::TempDir dir;
+  const std::string v6 = "3fe12063f4b864f39376718bb212c6b80a55cab3";
+  const std::string p9 = "8a7931be87d758835776f54ea2e33d30621c74ce";
+  const std::string other = "58d90b0b9f1e2d3c4b5a69788796a5b4c3d2e1f0";
+  std::string bytes(65536 - 25, 'x');
+  bytes += "builtin" + std::string("cafe") + p9 + "0123" + "." + other + "." + v6.substr(0, 39) + "g" + v6 + "gfx" + p9;
+  test::write_file(dir / "nvcuda.dll", bytes);
+  auto ids = known_commit_ids(dir / "nvcuda.dll", {v6, p9});
+  ASSERT_TRUE(ids) << ids.error().message;
+  EXPECT_EQ(*ids, (std::vector<std::string>{p9, v6}));
+  auto none = known_commit_ids(dir / "nvcuda.dll", {std::string(40, 'a')});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(known_commit_ids(dir / "missing.dll", {v6}));
+}
+
 }  // namespace
 }  // namespace zcuda::binfmt

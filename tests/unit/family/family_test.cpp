@@ -2,6 +2,7 @@
 // libraries and folders, the refusal of a mixed launch, and the per-family facts.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,39 @@ TEST(FamilyRuntime, UpstreamFolderWithoutThe32Folder) {
   ASSERT_TRUE(identity);
   EXPECT_EQ(identity->family, Family::upstream);
   EXPECT_FALSE(identity->has_32bit);
+}
+
+// An upstream folder whose files no digest names (an archive from --url, an adopted folder):
+// the commit its nvcuda.dll embeds names the release, and so the capability it reports.
+TEST(FamilyRuntime, UpstreamReleaseFromTheCommitItsDriverEmbeds) {
+  REQUIRE_PARTS();
+  const auto with_commit = [](const fs::path& dir, const std::string& commit) {
+    make_upstream(dir, false);
+    std::ofstream(dir / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtin" << commit << "gfx1100";
+  };
+  test::TempDir dir;
+  with_commit(dir / "v6-preview.69", "87531d399676772ae0b00dca01b52524951e21dc");
+  with_commit(dir / "v7-preview.9", "8a7931be87d758835776f54ea2e33d30621c74ce");
+  with_commit(dir / "dev-build", std::string(40, 'e'));
+  auto up = facts(Family::upstream);
+  ASSERT_TRUE(up);
+
+  auto older = identify_runtime(dir / "v6-preview.69", Os::windows);
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_EQ(older->family, Family::upstream);
+  EXPECT_EQ(older->release, "v6-preview.69");
+  EXPECT_TRUE(has_line(older->evidence, "nvcuda.dll was built from commit 87531d399676772ae0b00dca01b52524951e21dc, upstream's tag v6-preview.69"));
+  EXPECT_EQ(default_cc(*up, older->release), "8.8");
+
+  auto newer = identify_runtime(dir / "v7-preview.9", Os::windows);
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(newer->release, "v7-preview.9");
+  EXPECT_EQ(default_cc(*up, newer->release), "8.5");
+
+  auto untagged = identify_runtime(dir / "dev-build", Os::windows);
+  ASSERT_TRUE(untagged);
+  EXPECT_EQ(untagged->family, Family::upstream);
+  EXPECT_FALSE(untagged->release);
 }
 
 TEST(FamilyRuntime, LshqqytigerReleaseAndNightly) {
@@ -239,6 +273,20 @@ TEST(FamilyFacts, UpstreamsDefaultFollowsTheRelease) {
   ASSERT_TRUE(lsh);
   EXPECT_EQ(default_cc(*lsh, "v6"), "8.8");
   EXPECT_EQ(default_cc(*lsh, "nightly"), "8.8");
+}
+
+// Every release tag's commit is a full commit id and a release name default_cc can order.
+TEST(FamilyFacts, ReleaseCommitsAreWellFormed) {
+  auto up = facts(Family::upstream);
+  ASSERT_TRUE(up);
+  ASSERT_GE(up->release_commits.size(), 100u);
+  for (const auto& [commit, release] : up->release_commits) {
+    EXPECT_EQ(commit.size(), 40u) << release;
+    EXPECT_EQ(commit.find_first_not_of("0123456789abcdef"), std::string::npos) << release;
+    EXPECT_TRUE(release_before(release, "v8")) << release << " is not a release name";
+  }
+  EXPECT_EQ(up->release_commits.at("3fe12063f4b864f39376718bb212c6b80a55cab3"), "v6");  // v6 and v6-preview.79's commit
+  EXPECT_TRUE(facts(Family::lshqqytiger)->release_commits.empty());
 }
 
 TEST(FamilyFacts, KnownFilesAreWellFormed) {
