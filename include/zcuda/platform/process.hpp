@@ -3,6 +3,7 @@
 // standard streams, enforce a timeout by killing the whole process tree, report how it ended.
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -81,5 +82,9 @@ ProcessSpec shell_command(const std::string& command);
 // Human description of how a process ended: "exit code 3", "killed by signal 11 (SIGSEGV)",
 // "crashed with exception 0xC0000005 (access violation)", "timed out".
 std::string describe_exit(const ProcessResult& result);
+
+// What a Windows exit status (an NTSTATUS) means in words, for describe_exit and for explain's
+// loader-dialog entries alike: "access violation", "a DLL the program needs was not found".
+std::string_view exit_status_meaning(std::uint32_t status);
 
 }  // namespace zcuda::platform

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/platform/process.hpp>
+
 namespace zcuda::explain {
 
 namespace {
@@ -167,19 +169,6 @@ void match_piece(const KnowledgeBase& kb, std::string_view piece, std::size_t li
   }
 }
 
-std::string_view status_meaning(std::uint32_t status) {
-  switch (status) {
-    case 0xC0000135u:
-      return "a DLL the program needs was not found";
-    case 0xC0000139u:
-      return "a DLL lacks a function the program needs (entry point not found)";
-    case 0xC0000142u:
-      return "a DLL's initialization routine failed";
-    default:
-      return "the Windows loader stopped the program";
-  }
-}
-
 }  // namespace
 
 std::string normalise_log(std::string_view text) {
@@ -322,8 +311,8 @@ std::optional<Match> match_exit_status(const KnowledgeBase& kb, std::uint32_t st
     if (std::find(entry.exit_statuses.begin(), entry.exit_statuses.end(), status) == entry.exit_statuses.end()) continue;
     Match match;
     match.entry = &entry;
-    match.line =
-        fmt::format("the program ended with status 0x{:08X}: {} (Windows shows this in a dialog, not in the output)", status, status_meaning(status));
+    match.line = fmt::format("the program ended with status 0x{:08X}: {} (Windows shows this in a dialog, not in the output)", status,
+                             platform::exit_status_meaning(status));
     return match;
   }
   return std::nullopt;

@@ -67,9 +67,8 @@ void append_tail(std::string& tail, std::string_view data, std::size_t limit) {
   if (tail.size() > limit) tail.erase(0, tail.size() - limit);
 }
 
-namespace {
-std::string_view exception_name(std::uint32_t code) {
-  switch (code) {
+std::string_view exit_status_meaning(std::uint32_t status) {
+  switch (status) {
     case 0xC0000005u:
       return "access violation";
     case 0xC000001Du:
@@ -79,9 +78,11 @@ std::string_view exception_name(std::uint32_t code) {
     case 0xC00000FDu:
       return "stack overflow";
     case 0xC0000135u:
-      return "a required DLL was not found";
+      return "a DLL the program needs was not found";
     case 0xC0000139u:
-      return "a DLL entry point was not found";
+      return "a DLL lacks a function the program needs (entry point not found)";
+    case 0xC0000142u:
+      return "a DLL's initialization routine failed";
     case 0xC0000409u:
       return "stack buffer overrun / fail-fast";
     case 0xC000013Au:
@@ -90,7 +91,6 @@ std::string_view exception_name(std::uint32_t code) {
       return "unhandled exception";
   }
 }
-}  // namespace
 
 std::string describe_exit(const ProcessResult& result) {
   if (result.timed_out) return fmt::format("timed out after {:.1f} s and was killed", result.seconds);
@@ -103,7 +103,7 @@ std::string describe_exit(const ProcessResult& result) {
     return fmt::format("killed by signal {}", *result.signal);
   }
   if (result.exception_status) {
-    return fmt::format("crashed with exception 0x{:08X} ({})", *result.exception_status, exception_name(*result.exception_status));
+    return fmt::format("crashed with exception 0x{:08X} ({})", *result.exception_status, exit_status_meaning(*result.exception_status));
   }
   return fmt::format("exit code {}", result.exit_code);
 }

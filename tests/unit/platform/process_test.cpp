@@ -117,6 +117,17 @@ TEST(Process, CrashIsReportedAsSignalOrException) {
 #endif
 }
 
+// One table serves describe_exit and explain's loader-dialog entries; 0xC0000142 (a DLL's
+// DllMain failed, as zluda_redirect.dll's does in a 32-bit program) was once "unhandled exception".
+TEST(Process, WindowsStatusesAreNamed) {
+  ProcessResult loader;
+  loader.exception_status = 0xC0000142u;
+  EXPECT_EQ(describe_exit(loader), "crashed with exception 0xC0000142 (a DLL's initialization routine failed)");
+  EXPECT_EQ(exit_status_meaning(0xC0000135u), "a DLL the program needs was not found");
+  EXPECT_EQ(exit_status_meaning(0xC0000139u), "a DLL lacks a function the program needs (entry point not found)");
+  EXPECT_EQ(exit_status_meaning(0xC0000001u), "unhandled exception");
+}
+
 TEST(Process, LargeExitCodesArriveWhole) {
   // Windows exit codes are 32 bits; POSIX keeps the low 8.
   auto r = run_process(child({"exit", "300"}));
