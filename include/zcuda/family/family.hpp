@@ -49,11 +49,19 @@ struct RecordedFile {
 };
 // Path relative to the runtime folder, '/'-separated ("nvcuda.dll", "32/nvcuda.dll") -> record.
 using RecordedDigests = std::map<std::string, RecordedFile>;
+// What an install receipt says of a runtime folder (launch::recorded_install): its files, and the
+// upstream release it names (a pinned archive's version, or what zcuda found when it installed or
+// adopted the folder). The release is believed like a digest: while the driver keeps its size.
+struct Recorded {
+  RecordedDigests files;
+  std::optional<std::string> release = std::nullopt;
+  std::string release_source = {};  // how the receipt knows, for the evidence line
+};
 
 // The family of a runtime folder. Fails when the folder does not exist or holds no ZLUDA
-// library; a folder whose files do not tell is Family::unknown, never a guess. `recorded`: the
-// digests its install receipt holds (launch::recorded_digests), used instead of hashing.
-Result<Identity> identify_runtime(const std::filesystem::path& dir, platform::Os os, const RecordedDigests& recorded = {});
+// library; a folder whose files do not tell is Family::unknown, never a guess. `recorded`: what
+// its install receipt holds, used instead of reading the bytes again.
+Result<Identity> identify_runtime(const std::filesystem::path& dir, platform::Os os, const Recorded& recorded = {});
 
 // One library file: the family that built it, or nullopt when it is not a ZLUDA library (an
 // NVIDIA original, say).

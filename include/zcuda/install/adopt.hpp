@@ -42,6 +42,7 @@ struct AdoptedRuntime {
   std::string name;
   std::filesystem::path dir;
   std::vector<std::string> changed;  // files whose size or type differs from the receipt (stat only)
+  std::filesystem::path receipt;     // the adoption's receipt file, which describes `dir`
 };
 
 // The adopted runtime called `name`: nullopt when no adoption has that name, not_found when its

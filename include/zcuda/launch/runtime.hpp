@@ -19,6 +19,8 @@ struct RuntimeLocation {
   std::filesystem::path dir;
   RuntimeChoice chosen_by = RuntimeChoice::installed;
   std::optional<std::string> version;  // the installed version, when known
+  // The receipt that describes `dir` where it does not sit beside it (an adopted folder's).
+  std::optional<std::filesystem::path> receipt = std::nullopt;
 };
 
 // The installed runtime is <home.root>/installs/zluda/<version>/, where `current` (a small

@@ -1,7 +1,7 @@
 #pragma once
-// Which ZLUDA family a runtime is (family::identify_runtime), with an installed version's
-// digests taken from its install receipt instead of its bytes: a launch, detect, verify, report
-// and explain name the family without hashing a 68 MB nvcuda.dll each time.
+// Which ZLUDA family a runtime is (family::identify_runtime), with an installed or adopted
+// runtime's digests and release taken from its install receipt instead of its bytes: a launch,
+// detect, verify, report and explain name the family without reading a 68 MB nvcuda.dll each time.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -15,9 +15,10 @@
 namespace zcuda::launch {
 
 // What the install receipt of an installed version (installs/zluda/<version>.receipt.json, beside
-// its folder) recorded of its files, keyed relative to runtime.dir. Empty for a folder that is not
-// an installed version, or whose receipt is missing, damaged or another version's.
-family::RecordedDigests recorded_digests(const RuntimeLocation& runtime);
+// its folder) or of an adopted folder recorded: its files, keyed relative to runtime.dir, and the
+// upstream release it names. Empty for a folder that is not an installed or adopted runtime, or
+// whose receipt is missing, damaged or another version's or folder's.
+family::Recorded recorded_install(const RuntimeLocation& runtime);
 
 // The runtime's family; a folder whose files cannot be read is `unknown`, with the reason (an
 // unknown family never blocks a launch by itself).

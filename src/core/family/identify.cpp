@@ -54,12 +54,30 @@ std::optional<std::string> find_lower(const std::vector<std::string>& names, aut
   return std::nullopt;
 }
 
+bool is_driver(const fs::path& file, platform::Os os) { return is_driver_name(ascii_lower(path_to_utf8(file.filename())), os); }
+
+// The release an install receipt names, believed while a driver it recorded is still a file of
+// that size: reading a 68 MB driver for its commit costs about 80 ms a launch (docs/families.md).
+bool release_from_receipt(const std::vector<fs::path>& files, platform::Os os, const Recorded& recorded, Identity& identity) {
+  if (!recorded.release) return false;
+  const bool believed = std::ranges::any_of(files, [&](const fs::path& file) {
+    const auto entry = recorded.files.find(path_to_utf8(file.filename()));
+    std::error_code ec;
+    return is_driver(file, os) && entry != recorded.files.end() && fs::is_regular_file(fs::symlink_status(file, ec)) &&
+           fs::file_size(file, ec) == entry->second.size && !ec;
+  });
+  if (!believed) return false;
+  identity.release = *recorded.release;
+  identity.evidence.push_back(fmt::format("its install receipt names release {} ({})", *recorded.release, recorded.release_source));
+  return true;
+}
+
 // Upstream's driver embeds the commit it was built from (VERGEN_GIT_SHA); a release tag's commit
 // names the release where no digest did (an archive from --url, an adopted folder).
 void release_from_commit(const std::vector<fs::path>& files, platform::Os os, Identity& identity) {
   const auto upstream = facts(Family::upstream);
   if (!upstream || upstream->release_commits.empty()) return;
-  const auto driver = std::ranges::find_if(files, [&](const fs::path& f) { return is_driver_name(ascii_lower(path_to_utf8(f.filename())), os); });
+  const auto driver = std::ranges::find_if(files, [&](const fs::path& f) { return is_driver(f, os); });
   if (driver == files.end()) return;
   std::set<std::string> wanted;
   for (const auto& [commit, release] : upstream->release_commits) wanted.insert(commit);
@@ -153,7 +171,7 @@ std::optional<LibraryIdentity> identify_library(const fs::path& file, platform::
   return imports.format == binfmt::Format::pe ? from_pe(file, imports) : from_elf(file, imports);
 }
 
-Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const RecordedDigests& recorded) {
+Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Recorded& recorded) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return fail(ErrorKind::not_found, fmt::format("{} is not a folder", path_to_utf8(dir)),
@@ -164,7 +182,7 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Re
     if (it->is_regular_file(ec) || it->is_symlink(ec)) files.push_back(it->path());
   }
   std::ranges::sort(files);
-  const bool has_driver = std::ranges::any_of(files, [&](const fs::path& f) { return is_driver_name(ascii_lower(path_to_utf8(f.filename())), os); });
+  const bool has_driver = std::ranges::any_of(files, [&](const fs::path& f) { return is_driver(f, os); });
   if (!has_driver) {
     std::string hint = "Give the folder that holds ZLUDA's nvcuda.dll (Windows) or libcuda.so (Linux).";
     if (fs::exists(dir / "zluda" / (os == platform::Os::windows ? "nvcuda.dll" : "libcuda.so"), ec))
@@ -186,8 +204,8 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Re
       }
     }
     if (!is_cuda_library_name(name, os)) continue;
-    const auto entry = recorded.find(path_to_utf8(file.filename()));
-    if (auto library = identify_library(file, os, entry == recorded.end() ? std::nullopt : std::optional(entry->second))) {
+    const auto entry = recorded.files.find(path_to_utf8(file.filename()));
+    if (auto library = identify_library(file, os, entry == recorded.files.end() ? std::nullopt : std::optional(entry->second))) {
       identity.evidence.push_back(library->evidence);
       if (library->family != Family::unknown) by_content.insert(library->family);
       if (library->release && !identity.release) identity.release = library->release;
@@ -201,7 +219,9 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Re
   } else {
     identity.evidence.push_back("no file says which family built it");
   }
-  if (identity.family == Family::upstream && !identity.release) release_from_commit(files, os, identity);
+  if (identity.family == Family::upstream && !identity.release && !release_from_receipt(files, os, recorded, identity)) {
+    release_from_commit(files, os, identity);
+  }
   if (identity.family == Family::lshqqytiger && !identity.release && fs::exists(dir / "cublasLt.dll", ec)) {
     identity.release = "nightly";
     identity.evidence.push_back("cublasLt.dll is present: lshqqytiger builds it only for nightlies (zluda_blaslt windows_nightly)");

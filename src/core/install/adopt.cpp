@@ -142,7 +142,7 @@ Result<std::optional<AdoptedRuntime>> find_adopted(const home::Home& home, const
     return fail(ErrorKind::not_found, fmt::format("The adopted runtime {} is gone: {} is no longer a folder", name, dir),
                 fmt::format("Adopt the folder's new place with 'zcuda install --adopt DIR', or forget it with 'zcuda install --remove {}'.", name));
   }
-  return std::optional<AdoptedRuntime>{AdoptedRuntime{name, dir, quick_check(*receipt, dir)}};
+  return std::optional<AdoptedRuntime>{AdoptedRuntime{name, dir, quick_check(*receipt, dir), layout::receipt_path(home, "zluda", name)}};
 }
 
 std::string changed_warning(const AdoptedRuntime& runtime) {

@@ -49,7 +49,7 @@ Result<std::optional<RuntimeLocation>> locate_adopted(const std::string& name, c
   if (!adopted) return std::unexpected(adopted.error());
   if (!*adopted) return std::optional<RuntimeLocation>{};
   if (!(*adopted)->changed.empty()) spdlog::warn("{}", install::changed_warning(**adopted));
-  return std::optional<RuntimeLocation>(RuntimeLocation{(*adopted)->dir, RuntimeChoice::installed, name});
+  return std::optional<RuntimeLocation>(RuntimeLocation{(*adopted)->dir, RuntimeChoice::installed, name, (*adopted)->receipt});
 }
 
 std::string_view to_string(RuntimeChoice choice) {

@@ -314,7 +314,7 @@ TEST(FamilyReceipt, ARecordedDigestIsBelievedOnlyAtTheRecordedSize) {
   EXPECT_EQ(library->family, Family::upstream);
   EXPECT_EQ(library->release, "v6");
   EXPECT_NE(library->evidence.find("install receipt"), std::string::npos) << library->evidence;
-  auto identity = identify_runtime(runtime, Os::windows, {{"nvcuda.dll", recorded}});
+  auto identity = identify_runtime(runtime, Os::windows, Recorded{{{"nvcuda.dll", recorded}}});
   ASSERT_TRUE(identity) << identity.error().message;
   EXPECT_EQ(identity->family, Family::upstream);
   EXPECT_EQ(identity->release, "v6");
@@ -329,7 +329,7 @@ TEST(FamilyReceipt, ARecordedDigestIsBelievedOnlyAtTheRecordedSize) {
   // A receipt of another size describes other bytes: not believed.
   const RecordedFile other_size{known.size - 1, known.sha256};
   EXPECT_FALSE(identify_library(runtime / "nvcuda.dll", Os::windows, other_size));
-  auto stale = identify_runtime(runtime, Os::windows, {{"nvcuda.dll", other_size}});
+  auto stale = identify_runtime(runtime, Os::windows, Recorded{{{"nvcuda.dll", other_size}}});
   ASSERT_TRUE(stale);
   EXPECT_EQ(stale->family, Family::unknown);
   EXPECT_FALSE(stale->release);

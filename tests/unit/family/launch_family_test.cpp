@@ -1,10 +1,12 @@
 // What a launch does with the runtime's family (launch::prepare_launch on Windows-shaped folders
 // of the MinGW-built stand-ins): the compute capability the program sees and why.
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include <zcuda/install/adopt.hpp>
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/runtime_family.hpp>
@@ -240,12 +242,13 @@ TEST_F(InstalledFamily, AReceiptOfAnotherSizeOrVersionIsNotBelieved) {
   receipt.files[0].size = known.size + 1;
   write(receipt);
   EXPECT_EQ(runtime_family(installed(), Os::windows).family, family::Family::unknown);
-  EXPECT_TRUE(recorded_digests(installed()).contains("nvcuda.dll"));  // read, but not believed at another size
+  EXPECT_TRUE(recorded_install(installed()).files.contains("nvcuda.dll"));  // read, but not believed at another size
 
   receipt.files[0].size = known.size;
   receipt.version = "v7-preview.10";  // a copied receipt describes other bytes
   write(receipt);
-  EXPECT_TRUE(recorded_digests(installed()).empty());
+  EXPECT_TRUE(recorded_install(installed()).files.empty());
+  EXPECT_FALSE(recorded_install(installed()).release);
   EXPECT_EQ(runtime_family(installed(), Os::windows).family, family::Family::unknown);
 }
 
@@ -255,9 +258,9 @@ TEST_F(InstalledFamily, FilesInTheArchivesZludaFolderAreKeyedFromThatFolder) {
   receipt.files = {entry("zluda/nvcuda.dll", known.size, known.sha256), entry("README.txt", 1, "0")};
   write(receipt);
   const RuntimeLocation location{inner, RuntimeChoice::installed, version};
-  const auto recorded = recorded_digests(location);
-  ASSERT_EQ(recorded.size(), 1u);
-  EXPECT_EQ(recorded.begin()->first, "nvcuda.dll");
+  const auto recorded = recorded_install(location);
+  ASSERT_EQ(recorded.files.size(), 1u);
+  EXPECT_EQ(recorded.files.begin()->first, "nvcuda.dll");
   EXPECT_EQ(runtime_family(location, Os::windows).release, "v6");
 }
 
@@ -272,6 +275,82 @@ TEST_F(InstalledFamily, TheInstalledRuntimeIsNamedWithItsFamily) {
   EXPECT_EQ((*found)->version, version);
   EXPECT_EQ((*found)->family.family, family::Family::upstream);
   EXPECT_EQ((*found)->family.release, "v6");
+}
+
+// An upstream runtime no known digest names: the receipt's release is believed while the driver
+// keeps the size it recorded, so a launch does not read the whole driver for its commit.
+class ReceiptRelease : public InstalledFamily {
+ protected:
+  void SetUp() override {
+    InstalledFamily::SetUp();
+    if (IsSkipped()) return;
+    fs::remove_all(pinned_dir);
+    family::make_upstream(pinned_dir, false);
+    pinned.id = "zluda-v7-preview.10-windows";
+    pinned.component = "zluda";
+    pinned.version = "v7-preview.10";
+    pinned.files = {entry("nvcuda.dll", fs::file_size(pinned_dir / "nvcuda.dll"), std::string(64, '0'))};
+    ASSERT_TRUE(install::write_receipt(installs / "v7-preview.10.receipt.json", pinned));
+  }
+  static bool has_line(const family::Identity& identity, const std::string& text) {
+    for (const auto& line : identity.evidence) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+  RuntimeLocation location() const { return RuntimeLocation{pinned_dir, RuntimeChoice::installed, "v7-preview.10"}; }
+  fs::path pinned_dir = installs / "v7-preview.10";
+  install::Receipt pinned;
+};
+
+TEST_F(ReceiptRelease, APinnedArchivesVersionIsTheRelease) {
+  const auto identity = runtime_family(location(), Os::windows);
+  EXPECT_EQ(identity.family, family::Family::upstream);
+  EXPECT_EQ(identity.release, "v7-preview.10");
+  EXPECT_TRUE(has_line(identity, "its install receipt names release v7-preview.10 (the pinned archive it was installed from)"));
+
+  // A driver replaced since (another size) is read again: the stand-in embeds no tagged commit.
+  std::ofstream(pinned_dir / "nvcuda.dll", std::ios::binary | std::ios::app) << "another build";
+  const auto replaced = runtime_family(location(), Os::windows);
+  EXPECT_EQ(replaced.family, family::Family::upstream);
+  EXPECT_FALSE(replaced.release);
+}
+
+TEST_F(ReceiptRelease, AVouchedArchiveKeepsWhatItsInstallFound) {
+  pinned.entry = {{"user_vouched", true}};
+  ASSERT_TRUE(install::write_receipt(installs / "v7-preview.10.receipt.json", pinned));
+  EXPECT_FALSE(runtime_family(location(), Os::windows).release) << "a user-vouched version's name is not a release";
+
+  pinned.family = {{"family", "upstream"}, {"release", "v6"}, {"evidence", {"found at install"}}};
+  ASSERT_TRUE(install::write_receipt(installs / "v7-preview.10.receipt.json", pinned));
+  auto o = options(pinned_dir);
+  o.runtime = location();
+  auto plan = prepare_launch(o, {});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->runtime_family.release, "v6");
+  EXPECT_TRUE(has_line(plan->runtime_family, "(identified when it was installed)"));
+  EXPECT_EQ(plan->compute_capability.value, "8.8") << "v6 predates upstream's 8.5 default";
+}
+
+TEST_F(ReceiptRelease, AnAdoptedFolderKeepsTheReleaseItsCommitNamed) {
+  const fs::path app_zluda = dir.path() / "ComfyUI" / "zluda";
+  family::make_upstream(app_zluda, false);
+  std::ofstream(app_zluda / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtin3fe12063f4b864f39376718bb212c6b80a55cab3gfx1100";
+  auto adopted = install::adopt(app_zluda, "comfy", home_at(), Os::windows);
+  ASSERT_TRUE(adopted) << adopted.error().message;
+  EXPECT_EQ(adopted->identity.release, "v6");
+
+  auto located = locate_adopted("comfy", home_at());
+  ASSERT_TRUE(located && *located) << (located ? "none" : located.error().message);
+  const auto identity = runtime_family(**located, Os::windows);
+  EXPECT_EQ(identity.release, "v6");
+  EXPECT_TRUE(has_line(identity, "(identified when it was adopted)"));
+  EXPECT_FALSE(has_line(identity, "was built from commit")) << "the driver is not read again";
+
+  // Another folder given with the adoption's receipt is not described by it.
+  RuntimeLocation elsewhere = **located;
+  elsewhere.dir = pinned_dir;
+  EXPECT_TRUE(recorded_install(elsewhere).files.empty());
 }
 
 }  // namespace
