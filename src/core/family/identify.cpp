@@ -56,17 +56,26 @@ std::optional<std::string> find_lower(const std::vector<std::string>& names, aut
 
 bool is_driver(const fs::path& file, platform::Os os) { return is_driver_name(ascii_lower(path_to_utf8(file.filename())), os); }
 
-// The release an install receipt names, believed while a driver it recorded is still a file of
-// that size: reading a 68 MB driver for its commit costs about 80 ms a launch (docs/families.md).
+// A receipt entry is believed while the file (of `size` bytes on disk) is still a regular file,
+// not a link, of the size it recorded: for its digest and for the release it names alike.
+bool believed(const fs::path& file, std::uint64_t size, const RecordedFile& recorded) {
+  std::error_code ec;
+  return recorded.size == size && fs::is_regular_file(fs::symlink_status(file, ec));
+}
+
+// The release an install receipt names, believed while a driver it recorded is: reading a 68 MB
+// driver for its commit costs about 80 ms a launch (docs/families.md).
 bool release_from_receipt(const std::vector<fs::path>& files, platform::Os os, const Recorded& recorded, Identity& identity) {
   if (!recorded.release) return false;
-  const bool believed = std::ranges::any_of(files, [&](const fs::path& file) {
+  const bool driver_believed = std::ranges::any_of(files, [&](const fs::path& file) {
+    if (!is_driver(file, os)) return false;
     const auto entry = recorded.files.find(path_to_utf8(file.filename()));
+    if (entry == recorded.files.end()) return false;
     std::error_code ec;
-    return is_driver(file, os) && entry != recorded.files.end() && fs::is_regular_file(fs::symlink_status(file, ec)) &&
-           fs::file_size(file, ec) == entry->second.size && !ec;
+    const auto size = fs::file_size(file, ec);
+    return !ec && believed(file, size, entry->second);
   });
-  if (!believed) return false;
+  if (!driver_believed) return false;
   identity.release = *recorded.release;
   identity.evidence.push_back(fmt::format("its install receipt names release {} ({})", *recorded.release, recorded.release_source));
   return true;
@@ -100,8 +109,8 @@ std::optional<KnownMatch> known_by_digest(const fs::path& file, const std::optio
   const auto size = fs::file_size(file, ec);
   if (ec) return std::nullopt;
   std::optional<std::string> digest;
-  const bool believed = recorded && recorded->size == size && fs::is_regular_file(fs::symlink_status(file, ec));
-  if (believed) digest = recorded->sha256;
+  const bool from_receipt = recorded && believed(file, size, *recorded);
+  if (from_receipt) digest = recorded->sha256;
   for (const auto& known : known_files()) {
     if (known.size != size) continue;
     if (!digest) {
@@ -109,7 +118,7 @@ std::optional<KnownMatch> known_by_digest(const fs::path& file, const std::optio
       if (!hashed) return std::nullopt;
       digest = *hashed;
     }
-    if (*digest == known.sha256) return KnownMatch{known, believed};
+    if (*digest == known.sha256) return KnownMatch{known, from_receipt};
   }
   return std::nullopt;
 }

@@ -10,13 +10,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The receipt that describes runtime.dir, and the folder its paths are relative to: an adopted
-// folder's own, or installs/zluda/<version>.receipt.json beside the version's folder (runtime.dir
-// is that folder, or its zluda/ where the archive keeps the files there).
-std::optional<std::pair<install::Receipt, fs::path>> receipt_of(const RuntimeLocation& runtime) {
+// The receipt that describes `dir` (runtime.dir, normalised), and the folder its paths are
+// relative to: an adopted folder's own, or installs/zluda/<version>.receipt.json beside the
+// version's folder (`dir` is that folder, or its zluda/ where the archive keeps the files there).
+std::optional<std::pair<install::Receipt, fs::path>> receipt_of(const RuntimeLocation& runtime, const fs::path& dir) {
   if (!runtime.version) return std::nullopt;
-  fs::path dir = runtime.dir.lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();  // "…/v6/" names the folder too
   if (runtime.receipt) {
     auto receipt = install::read_receipt(*runtime.receipt);
     // An adoption's receipt describes the folder it names, and only that one.
@@ -36,9 +34,11 @@ std::optional<std::pair<install::Receipt, fs::path>> receipt_of(const RuntimeLoc
 // or adopted a folder, else the version of the pinned archive it installed.
 void recorded_release(const install::Receipt& receipt, family::Recorded& out) {
   if (receipt.family.is_object()) {
+    // Read leniently: a receipt edited by hand loses its release, never the launch.
     const auto& identity = receipt.family;
-    if (identity.value("family", "") == "upstream" && identity.contains("release") && identity.at("release").is_string()) {
-      out.release = identity.at("release").get<std::string>();
+    const auto word = identity.find("family"), release = identity.find("release");
+    if (word != identity.end() && *word == "upstream" && release != identity.end() && release->is_string()) {
+      out.release = release->get<std::string>();
       out.release_source = receipt.adopted_dir ? "identified when it was adopted" : "identified when it was installed";
     }
     return;
@@ -52,11 +52,11 @@ void recorded_release(const install::Receipt& receipt, family::Recorded& out) {
 
 family::Recorded recorded_install(const RuntimeLocation& runtime) {
   family::Recorded out;
-  const auto found = receipt_of(runtime);
+  fs::path dir = runtime.dir.lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "…/v6/" names the folder too
+  const auto found = receipt_of(runtime, dir);
   if (!found) return out;
   const auto& [receipt, receipt_dir] = *found;
-  fs::path dir = runtime.dir.lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
   const fs::path inner = dir.lexically_relative(receipt_dir);  // "." or "zluda"
   for (const auto& file : receipt.files) {
     if (file.type != archive::WrittenEntry::Type::file) continue;
