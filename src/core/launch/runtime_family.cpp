@@ -36,9 +36,9 @@ void recorded_release(const install::Receipt& receipt, family::Recorded& out) {
   if (receipt.family.is_object()) {
     // Read leniently: a receipt edited by hand loses its release, never the launch.
     const auto& identity = receipt.family;
-    const auto word = identity.find("family"), release = identity.find("release");
-    if (word != identity.end() && *word == "upstream" && release != identity.end() && release->is_string()) {
-      out.release = release->get<std::string>();
+    const bool upstream = identity.contains("family") && identity.at("family") == "upstream";
+    if (upstream && identity.contains("release") && identity.at("release").is_string()) {
+      out.release = identity.at("release").get<std::string>();
       out.release_source = receipt.adopted_dir ? "identified when it was adopted" : "identified when it was installed";
     }
     return;
