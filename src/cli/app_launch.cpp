@@ -26,7 +26,7 @@ apps::MachineFacts machine_facts(const detect::Profile& detected) {
 }
 
 Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>& profile_flag, const launch::Options& options,
-                                                const detect::Profile& detected, const Context& context) {
+                                                const detect::Profile& detected, const Context& context, bool will_launch) {
   if (profile_flag == "none") return std::optional<AppLaunch>();
   auto profiles = load_profiles(context);
   if (!profiles) return std::unexpected(profiles.error());
@@ -42,7 +42,7 @@ Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>
   }
   auto program = launch::resolve_program(options.program, platform::current_environment(), options.os);
   if (!program) return std::unexpected(program.error());
-  apps::Given given{*program, options.args, options.os, true};
+  apps::Given given{*program, options.args, options.os, will_launch};
   const apps::Recognition recognition = apps::recognise(*profiles, given);
   std::optional<apps::Match> match;
   if (forced) {
@@ -76,12 +76,12 @@ std::optional<stage::PlanOptions> placement_for_app(const AppLaunch& app, platfo
   return options;
 }
 
-Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, const fs::path& runtime_dir, platform::Os os,
-                                                        const detect::Profile& detected) {
+Result<std::optional<stage::HeldStage>> place_for_app(const AppLaunch& app, const fs::path& runtime_dir, platform::Os os,
+                                                      const detect::Profile& detected) {
   auto options = placement_for_app(app, os, detected);
-  if (!options) return std::optional<stage::StageResult>();
+  if (!options) return std::optional<stage::HeldStage>();
   options->runtime_dir = runtime_dir;
-  auto staged = stage::stage(*options);
+  auto staged = stage::stage_and_hold(*options);
   if (!staged) {
     return std::unexpected(
         std::move(staged.error())

@@ -11,6 +11,7 @@
 #include <zcuda/apps/setup.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/launch/launch.hpp>
+#include <zcuda/stage/for_launch.hpp>
 #include <zcuda/stage/stage.hpp>
 
 #include "command.hpp"
@@ -30,8 +31,10 @@ struct AppLaunch {
 
 // The profile `options.program` matches, or the one --profile names; nullopt with --profile none
 // or when nothing matches. An unknown --profile name is a usage error listing the names.
+// `will_launch`: the command goes on to start the application (not run --print-env), so its
+// interpreter may be asked where torch is; otherwise only files are read.
 Result<std::optional<AppLaunch>> app_for_launch(const std::optional<std::string>& profile_flag, const launch::Options& options,
-                                                const detect::Profile& detected, const Context& context);
+                                                const detect::Profile& detected, const Context& context, bool will_launch);
 
 // The profile's variables (before --env), its launch mode, the folders it loads CUDA libraries
 // from (torch/lib, for the mixed-family check), and its own ZLUDA folder when the
@@ -43,9 +46,10 @@ void apply_app(const AppLaunch& app, launch::Options& options, bool runtime_give
 std::optional<stage::PlanOptions> placement_for_app(const AppLaunch& app, platform::Os os, const detect::Profile& detected);
 
 // Places ZLUDA's libraries where the profile says (torch/lib, under its names), journaled like
-// stage; nullopt when the profile places nothing there.
-Result<std::optional<stage::StageResult>> place_for_app(const AppLaunch& app, const std::filesystem::path& runtime_dir, platform::Os os,
-                                                        const detect::Profile& detected);
+// stage, and holds that folder's lock shared for the launch; nullopt when the profile places
+// nothing there.
+Result<std::optional<stage::HeldStage>> place_for_app(const AppLaunch& app, const std::filesystem::path& runtime_dir, platform::Os os,
+                                                      const detect::Profile& detected);
 
 // What to tell the user before the launch: the profile and why, a torch that cannot work, notes.
 std::vector<std::string> app_notices(const AppLaunch& app);

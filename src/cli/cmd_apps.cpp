@@ -90,7 +90,8 @@ CommandRun setup_apps(CLI::App& sub) {
     if (!std::filesystem::exists(*o->app, ec)) {
       return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(*o->app)), "Give an application's folder or its program.");
     }
-    apps::Given given{*o->app, {}, platform::current_os(), true};
+    // Inspecting reads files only: the folder's interpreter is never run (it is the folder's code).
+    apps::Given given{*o->app, {}, platform::current_os(), false};
     const apps::Recognition recognition = apps::recognise(*profiles, given);
     CommandOutput out;
     out.json = apps::to_json(recognition);

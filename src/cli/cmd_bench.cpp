@@ -269,7 +269,7 @@ CommandRun setup_bench(CLI::App& sub) {
     options->cancel = &platform::interrupt_flag();
     // The application's profile: its variables and launch mode in every ZLUDA variant's runs (the
     // runtime stays each variant's own).
-    auto app = app_for_launch(f->launch.profile, options->launch, detected, context);
+    auto app = app_for_launch(f->launch.profile, options->launch, detected, context, true);
     if (!app) return std::unexpected(app.error());
     if (*app) {
       apply_app(**app, options->launch, true);

@@ -38,6 +38,7 @@ struct InstallArgs {
   std::string name;
   std::string url;
   std::string sha256;
+  std::uint64_t max_size_mib = 2048;
   bool list = false;
 };
 
@@ -198,6 +199,7 @@ Result<CommandOutput> run_install(Context& context, const InstallArgs& args) {
   options.dry_run = args.dry_run;
   options.repair = args.repair;
   options.wait_for_lock = !args.no_wait;
+  options.unpinned_max_bytes = args.max_size_mib << 20;
   options.fetch.ca_bundle = args.cacert;
   options.fetch.offline_dir = args.from;
   if (!args.dry_run) options.cancel = &platform::interrupt_flag();
@@ -273,6 +275,9 @@ CommandRun setup_install(CLI::App& sub) {
   auto* sha256 = sub.add_option("--sha256", args->sha256, "With --url: the archive's SHA-256 (64 hex digits); other bytes are refused");
   url->needs(sha256);
   sha256->needs(url);
+  sub.add_option("--max-size", args->max_size_mib, "With --url: the most MiB the download may have (default 2048); a larger one is refused")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->needs(url);
   sub.add_option("--name", args->name,
                  "With --adopt or --url: the name to use it by (default: from its family and release, else the folder; the URL's file name)");
   for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from", "--manifest"})

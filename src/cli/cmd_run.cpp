@@ -107,7 +107,7 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
     if (!kv) return std::unexpected(kv.error());
     options.overrides.push_back(*kv);
   }
-  auto recognised = app_for_launch(o.launch.profile, options, detected, context);
+  auto recognised = app_for_launch(o.launch.profile, options, detected, context, !o.print_env);
   if (!recognised) return std::unexpected(recognised.error());
   app = std::move(*recognised);
   if (!app || !app->setup.app_runtime || o.runtime.given()) {
@@ -129,12 +129,14 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
 }
 
 // A profile's placement (torch/lib under the application's names) instead of the program's folder.
+// `hold`: the folder's lock, shared, kept for the program's run.
 Result<bool> place_before_run(const AppLaunch& app, const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context,
-                              CommandOutput& output) {
+                              CommandOutput& output, platform::FileLock& hold) {
   auto placed = place_for_app(app, plan.runtime_dir, platform::current_os(), detected);
   if (!placed) return std::unexpected(placed.error());
   if (!*placed) return false;
-  const stage::StageResult& result = **placed;
+  hold = std::move((*placed)->hold);
+  const stage::StageResult& result = (*placed)->result;
   if (result.placed > 0) {
     note(context, ui::NoticeKind::notice,
          fmt::format("profile {}: placed {} file(s) into {} (journaled; 'zcuda unstage {}' restores it)", app.setup.profile, result.placed,
@@ -151,9 +153,11 @@ Result<bool> place_before_run(const AppLaunch& app, const launch::LaunchPlan& pl
 }
 
 // Puts the program's folder in the state the launch needs; whether anything was staged.
-Result<bool> stage_before_run(const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context, CommandOutput& output) {
+Result<bool> stage_before_run(const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context, CommandOutput& output,
+                              platform::FileLock& hold) {
   auto staging = stage::stage_for_launch(plan.target, plan.runtime_dir, platform::current_os(), detected);
   if (!staging) return std::unexpected(staging.error());
+  hold = std::move(staging->hold);
   for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
   for (const auto& w : staging->warnings) note(context, ui::NoticeKind::warning, w);
   if (!staging->result) return false;
@@ -306,12 +310,14 @@ CommandRun setup_run(CLI::App& sub) {
       if (app->setup.flavour_problem) note(context, ui::NoticeKind::warning, *app->setup.flavour_problem);
     }
     bool staged = false;
+    // Held until the program ends: no other zcuda process changes the staged folder under it.
+    platform::FileLock folder_hold;
     if (app && !o->launch.no_stage && (app->setup.place_into || !app->setup.stage)) {
-      auto placed = place_before_run(*app, *plan, detected, context, output);
+      auto placed = place_before_run(*app, *plan, detected, context, output, folder_hold);
       if (!placed) return std::unexpected(placed.error());
       staged = *placed;
     } else if (!o->launch.no_stage) {
-      auto staging = stage_before_run(*plan, detected, context, output);
+      auto staging = stage_before_run(*plan, detected, context, output, folder_hold);
       if (!staging) return std::unexpected(staging.error());
       staged = *staging;
     }

@@ -130,8 +130,9 @@ CommandOutput render(const Context& context, const verify::Report& report, const
 CommandRun setup_verify(CLI::App& sub) {
   auto args = std::make_shared<VerifyArgs>();
   sub.add_option("--check", args->checks, "Run only this check (repeatable; see --list)");
-  sub.add_option("--timeout", args->timeout, "Seconds each check may take before its process tree is killed (default 60)")
-      ->check(CLI::Range(1, 3600));
+  auto* timeout =
+      sub.add_option("--timeout", args->timeout, "Seconds each check may take before its process tree is killed (default 60; with --app 300)")
+          ->check(CLI::Range(1, 3600));
   sub.add_option("--jobs", args->jobs, "Checks run at once; timing checks always run alone (default 4)")->check(CLI::Range(1, 64));
   auto* dir = add_path_option(sub, "--runtime-dir", args->runtime_dir, "Test the CUDA libraries in DIR (for example a ZLUDA folder)");
   auto* runtime_option = sub.add_option("--runtime", args->runtime,
@@ -144,10 +145,11 @@ CommandRun setup_verify(CLI::App& sub) {
                   "would (docs/apps.md)");
   sub.add_option("--profile", args->profile, "With --app: the application profile (default: the one APP matches)");
 
-  return [args](Context& context) -> Result<CommandOutput> {
+  return [args, timeout](Context& context) -> Result<CommandOutput> {
     if (args->list) return list_output(context);
     if (args->app) {
-      VerifyAppOptions app{*args->app, args->profile, args->runtime_dir, args->runtime, std::max(args->timeout, 300)};
+      // An application's check imports torch and compiles kernels: 300 s unless --timeout says.
+      VerifyAppOptions app{*args->app, args->profile, args->runtime_dir, args->runtime, timeout->count() > 0 ? args->timeout : 300};
       return verify_app(app, context);
     }
     auto runtime = verify::resolve_runtime(args->runtime_dir, args->runtime, context.home);

@@ -9,6 +9,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/version.hpp>
 #include <zcuda/family/family.hpp>
+#include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
@@ -61,8 +62,9 @@ Result<fs::path> write_script(const Context& context) {
 }
 
 // The launch `zcuda run` would make, with the script in place of the application's own.
+// `hold`: the placement's folder lock, kept while the check runs.
 Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
-                                        const Context& context, std::string& runtime_word) {
+                                        const Context& context, std::string& runtime_word, platform::FileLock& hold) {
   if (!app.match.torch) {
     return fail(ErrorKind::not_found, fmt::format("no Python interpreter with torch was found for {}", path_to_utf8(o.app)),
                 "Give the interpreter itself (venv/bin/python, venv\\Scripts\\python.exe).");
@@ -79,8 +81,14 @@ Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaun
   options.runtime = launch::RuntimeLocation{own ? *app.setup.app_runtime : *runtime->dir, launch::RuntimeChoice::folder, std::nullopt};
   apply_app(app, options, true);
   runtime_word = path_to_utf8(options.runtime.dir);
-  if (auto placed = place_for_app(app, options.runtime.dir, options.os, detected); !placed) return std::unexpected(placed.error());
-  return launch::prepare_launch(options, platform::current_environment());
+  auto plan = launch::prepare_launch(options, platform::current_environment());
+  if (!plan) return plan;
+  // As `run` refuses it: the check must not leave torch/lib (or the program's folder) mixed.
+  if (auto unmixed = launch::check_families(*plan, options.os); !unmixed) return std::unexpected(unmixed.error());
+  auto placed = place_for_app(app, options.runtime.dir, options.os, detected);
+  if (!placed) return std::unexpected(placed.error());
+  if (*placed) hold = std::move((*placed)->hold);
+  return plan;
 }
 
 std::string result_line(const apps::CheckRecord& r, const Context& context) {
@@ -183,10 +191,11 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
     run.family = identity->family;
     run.release = identity->release;
   }
+  platform::FileLock placement_hold;
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
     auto script = write_script(context);
     if (!script) return std::unexpected(script.error());
-    auto made = check_launch(o, *app, *script, detected, context, record.runtime);
+    auto made = check_launch(o, *app, *script, detected, context, record.runtime, placement_hold);
     if (made) plan = *made;
     return made;
   };

@@ -2,6 +2,7 @@
 // ELF whose .nv_fatbin section holds fat binaries from the binfmt tests' builder) recognised by
 // `zcuda apps`, its fatbin check by `verify --app` passing, failing and following ZLUDA_CC, the
 // record in `report`; and the torch check on a real venv over Debian's python3-torch (CPU-only).
+#include <chrono>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -166,6 +167,76 @@ TEST(AppsCli, VerifyAppOnARealVenvOverDebiansCpuTorch) {
   EXPECT_TRUE(rj["app_checks"][0]["facts"]["torch"].is_string());
 #endif
 }
+
+#ifndef _WIN32
+// A venv whose `python` is a script that leaves a mark when run, over a base install (as
+// pyvenv.cfg names it) whose torch is found by its files alone.
+fs::path marking_venv(const fs::path& dir, const std::string& body) {
+  write_file(dir / "base" / "lib" / "python3.11" / "site-packages" / "torch" / "version.py",
+             "__version__ = '2.7.0+cu118'\ncuda: Optional[str] = '11.8'\nhip: Optional[str] = None\n");
+  write_file(dir / "app" / "venv" / "pyvenv.cfg",
+             "home = " + (dir / "base" / "bin").string() + "\ninclude-system-site-packages = true\nversion = 3.11.2\n");
+  const fs::path python = dir / "app" / "venv" / "bin" / "python";
+  write_file(python, "#!/bin/sh\ntouch '" + (dir / "ran").string() + "'\n" + body);
+  fs::permissions(python, fs::perms::owner_all);
+  write_file(dir / "app" / "main.py", "print('app')\n");
+  return python;
+}
+
+// Inspecting a folder reads its files: its interpreter is the folder's own code, run only by the
+// commands that launch the application (run, bench, verify --app).
+TEST(AppsCli, InspectingAFolderNeverRunsItsInterpreter) {
+  TempDir home, dir;
+  const fs::path python = marking_venv(dir.path(), "");
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"apps", (dir / "app").string()},
+                                             {"--json", "apps", (dir / "app").string()},
+                                             {"run", "--no-detect", "--runtime", "native", "--print-env", python.string(), "main.py"}}) {
+    auto r = run_zcuda(args, in_home(home));
+    EXPECT_EQ(r.exit_code, 0) << args.back() << ": " << r.out << r.err;
+    EXPECT_FALSE(fs::exists(dir / "ran")) << "ran the folder's interpreter: " << args.front();
+  }
+  auto j = parsed(run_zcuda({"--json", "apps", (dir / "app").string()}, in_home(home)));
+  ASSERT_FALSE(j["matches"].empty()) << j.dump();
+  ASSERT_TRUE(j["torch"].is_object()) << j.dump();
+  EXPECT_EQ(j["torch"]["version"], "2.7.0+cu118");
+}
+
+// verify --app believes a pass only with the facts that show CUDA working, keeps the result a
+// check printed even when a child it left behind holds its output, honours --timeout below the
+// default, and keeps only the end of an enormous line of stderr.
+TEST(AppsCli, VerifyAppBelievesOnlyAPassItsFactsShowAndHonoursTheTimeout) {
+  TempDir home, dir;
+  auto o = in_home(home);
+  const auto verify = [&](const fs::path& python, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"--json", "verify", "--app", python.string(), "--runtime", "native"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_zcuda(args, o);
+  };
+  const fs::path marker_only = marking_venv(dir / "a", "echo 'ZCUDA-TORCH-CHECK {\"status\": \"pass\", \"reason\": \"\"}'\n");
+  auto fake = verify(marker_only);
+  EXPECT_EQ(fake.exit_code, 1) << fake.out << fake.err;
+  EXPECT_EQ(parsed(fake)["status"], "error");
+  EXPECT_NE(parsed(fake)["reason"].get<std::string>().find("says pass, but"), std::string::npos) << fake.out;
+
+  // The result line printed, then a child left holding stdout for a long time.
+  const fs::path lingering = marking_venv(dir / "b", "echo 'ZCUDA-TORCH-CHECK {\"status\": \"unavailable\", \"reason\": \"no GPU\"}'\nsleep 600 &\n");
+  const auto started = std::chrono::steady_clock::now();
+  auto kept = verify(lingering, {"--timeout", "60"});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_EQ(parsed(kept)["status"], "unavailable") << kept.out << kept.err;
+
+  const fs::path slow = marking_venv(dir / "c", "sleep 600\n");
+  const auto slow_started = std::chrono::steady_clock::now();
+  auto timed_out = verify(slow, {"--timeout", "2"});
+  EXPECT_LT(std::chrono::steady_clock::now() - slow_started, std::chrono::seconds(60));
+  EXPECT_NE(parsed(timed_out)["reason"].get<std::string>().find("did not finish in 2 s"), std::string::npos) << timed_out.out;
+
+  const fs::path noisy = marking_venv(dir / "d", "head -c 1048576 /dev/zero | tr '\\0' x >&2\nexit 3\n");
+  auto cut = verify(noisy);
+  EXPECT_LT(parsed(cut)["reason"].get<std::string>().size(), 8000u) << cut.out.size();
+}
+#endif
 
 }  // namespace
 }  // namespace zcuda::test

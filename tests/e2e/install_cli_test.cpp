@@ -363,8 +363,11 @@ TEST(InstallCli, AdoptRunVerifyByNameThenRemoveForgets) {
 #else
   TempDir dir;
   const fs::path app = dir / "ComfyUI" / "zluda";
-  const std::map<std::string, std::string> files = {
-      {"libcuda.so.1", "not really a driver"}, {"libcublas.so.12", "cublas"}, {"trace/libcuda.so.1", "shim"}};
+  const std::map<std::string, std::string> files = {{"libcuda.so.1", std::string("\x7f"
+                                                                                 "ELF") +
+                                                                         std::string(60, '\x02') + "not really a driver"},
+                                                    {"libcublas.so.12", "cublas"},
+                                                    {"trace/libcuda.so.1", "shim"}};
   for (const auto& [name, content] : files) write_file(app / name, content);
   CommandOptions o;
   o.set_env["ZCUDA_HOME"] = (dir / "home").string();
@@ -445,6 +448,32 @@ TEST(InstallCli, UrlWithAWrongDigestLeavesNothingAndTheRightOneInstalls) {
   ASSERT_FALSE(runtimes.empty());
   EXPECT_EQ(runtimes[0]["version"], "ZLUDA-windows-rocm6-amd64");
   EXPECT_EQ(runtimes[0]["state"], "user-vouched");
+  // Used by name only: it does not become what `zcuda run` takes by default (docs/cli.md).
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "current"));
+  EXPECT_EQ(runtimes[0]["current"], false);
+}
+
+// An unpinned download has a bound (--max-size, MiB): a server announcing more is refused before
+// a byte is written, one sending more without announcing it is stopped at the bound, and neither
+// leaves a partial download behind.
+TEST(InstallCli, UrlDownloadsAreBoundedAndARefusedOneLeavesNoPartial) {
+  Scene s;
+  HttpServer server;
+  HttpResource announced;
+  announced.body = std::string(3u << 20, 'z');
+  server.serve("/dl/big.zip", announced);
+  HttpResource unannounced = announced;
+  unannounced.content_length = false;
+  server.serve("/dl/endless.zip", unannounced);
+  const std::string h = s.home.string();
+  const std::string digest(64, 'd');
+  for (const char* path : {"/dl/big.zip", "/dl/endless.zip"}) {
+    auto r = run_zcuda({"--home", h, "install", "--url", server.url(path), "--sha256", digest, "--max-size", "1"});
+    EXPECT_EQ(r.exit_code, 6) << path << ": " << r.err;
+    EXPECT_NE(r.err.find("--max-size"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(s.home / "cache" / (digest + ".partial"))) << path;
+    EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / (std::string(path).substr(4, std::string(path).size() - 8)))) << path;
+  }
 }
 
 // The built-in stable pin, as shipped, pointed at a loopback server: no bytes but upstream's own

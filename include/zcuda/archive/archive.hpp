@@ -39,7 +39,19 @@ struct Extracted {
   std::vector<WrittenEntry> entries;  // in archive order (on Windows links, written as copies, come last)
 };
 
+// Bounds on what an archive may unpack to, so that a hostile one (a zip bomb, millions of empty
+// entries) is refused instead of filling the disk. Far above any real ZLUDA or LibTorch archive
+// (LibTorch 2.3.0+cu118 for Windows: 2.7 GB packed, about 3x that unpacked).
+struct Limits {
+  std::uint64_t max_entries = 500'000;
+  std::uint64_t max_bytes = 32ull << 30;  // unpacked, all files together
+  // Unpacked bytes per byte of archive read so far, once more than `ratio_from` bytes are out.
+  std::uint64_t max_ratio = 200;
+  std::uint64_t ratio_from = 64ull << 20;
+};
+
 struct ExtractOptions {
+  Limits limits;
   std::optional<std::string> root;            // folder inside the archive whose contents are extracted
   const std::atomic<bool>* cancel = nullptr;  // stops between blocks; ErrorKind::interrupted
   bool check_free_space = true;               // refuse before writing when the disk lacks room
@@ -54,12 +66,14 @@ struct ExtractOptions {
 // Reads every entry header and refuses the archive (ErrorKind::integrity, naming the entry) if
 // any entry has an absolute path, a drive letter, a ".." component, a backslash or ':', a link
 // leading outside its extraction root, a device, fifo or socket type, or a name that repeats
-// another (case-insensitively, as Windows sees it). A root missing from the archive is
-// ErrorKind::invalid_input.
-Result<Scan> scan(const std::filesystem::path& file, Format format, const std::optional<std::string>& root);
+// another (case-insensitively, as Windows sees it), or more entries or declared bytes than
+// `limits` allow. A root missing from the archive is ErrorKind::invalid_input.
+Result<Scan> scan(const std::filesystem::path& file, Format format, const std::optional<std::string>& root, const Limits& limits = {});
 
 // Scans, then extracts the contents of `root` (or everything) into `destination`, which must not
-// exist yet. Files are hashed as they are written. On any failure `destination` is removed.
+// exist yet. Files are hashed as they are written; the bytes written are held to
+// `options.limits` as they come (a header may understate them). On any failure `destination` is
+// removed.
 Result<Extracted> extract(const std::filesystem::path& file, Format format, const std::filesystem::path& destination, const ExtractOptions& options);
 
 // The bytes of an archive as they arrive (a download in progress). read() fills up to `size`

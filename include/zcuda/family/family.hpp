@@ -83,7 +83,9 @@ std::vector<LibraryIdentity> zluda_libraries_in(const std::filesystem::path& fol
 // runtime launched with, and the ZLUDA libraries already sitting in the folders the program
 // loads CUDA libraries from (its own folder, a profile's torch/lib). The error names both
 // families, the files, and the command that would work.
-Status check_not_mixed(const Identity& runtime, const std::vector<std::filesystem::path>& library_folders, platform::Os os);
+// `placed_by_zcuda`: files a stage journal says zcuda itself placed there (a restage replaces them).
+Status check_not_mixed(const Identity& runtime, const std::vector<std::filesystem::path>& library_folders, platform::Os os,
+                       const std::vector<std::filesystem::path>& placed_by_zcuda = {});
 
 // What each family is and does when launched, as data (manifests/runtime-families.json; every
 // fact from the family's own source, cited in docs/families.md).

@@ -19,6 +19,10 @@ struct Request {
   std::string sha256;                 // lowercase hex; required: nothing unverified is kept
   std::optional<std::uint64_t> size;  // bytes, when pinned
   std::string file_name;              // name looked up in an offline folder (--from)
+  // Without a pinned size: the most bytes the file may have. A server that announces more is
+  // refused before a byte is written, and one that sends more is stopped there; either way the
+  // partial download is deleted (ErrorKind::integrity).
+  std::optional<std::uint64_t> max_size;
 };
 
 struct Progress {

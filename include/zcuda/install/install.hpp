@@ -31,6 +31,9 @@ struct PlanItem {
   bool selected = false;
   std::string skip_reason;            // why not, when not selected
   std::filesystem::path destination;  // <home>/installs/<component>/<version>
+  // The install becomes the component's `current`. Not for a user-vouched --url runtime: it is
+  // used by name (--runtime NAME) until the user chooses it (docs/cli.md).
+  bool becomes_current = true;
 };
 
 struct Plan {
@@ -79,6 +82,8 @@ struct Options {
   // Threads extracting a zip at once (archive::ExtractOptions::workers); 0: chosen from the cores
   // and the archive's size (archive::suggested_workers).
   std::size_t extraction_workers = 0;
+  // The most bytes an artifact without a pinned size (a --url runtime) may download.
+  std::uint64_t unpinned_max_bytes = 2ull << 30;
   // Messages for a person while work goes on: waiting for the lock, each artifact's license.
   std::function<void(const std::string&)> on_notice;
 };

@@ -15,7 +15,9 @@ namespace zcuda::platform {
 
 class FileLock;
 struct LockWait;
+enum class LockMode;
 Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
+Result<FileLock> lock_folder(const std::filesystem::path& folder, LockMode mode, const LockWait& how);
 
 class FileLock {
  public:
@@ -31,8 +33,10 @@ class FileLock {
 
  private:
   friend Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
-  explicit FileLock(std::intptr_t handle) : handle_(handle) {}
+  friend Result<FileLock> lock_folder(const std::filesystem::path& folder, LockMode mode, const LockWait& how);
+  explicit FileLock(std::intptr_t handle, bool writes_pid = true) : handle_(handle), writes_pid_(writes_pid) {}
   std::intptr_t handle_ = -1;  // fd on POSIX, HANDLE on Windows
+  bool writes_pid_ = true;     // the holder's pid is in the file (not in a shared or folder lock)
 };
 
 struct LockWait {
@@ -45,5 +49,15 @@ struct LockWait {
 
 // Takes the lock on `file` (created if missing), waiting while another process holds it.
 Result<FileLock> lock_file(const std::filesystem::path& file, const LockWait& how);
+
+// Exclusive: one holder, which may change what the lock guards. Shared: any number of holders,
+// none of which changes it, and no exclusive holder meanwhile.
+enum class LockMode { exclusive, shared };
+
+// Locks a folder itself, so that nothing is written into it for the lock: POSIX flock on the
+// folder's own descriptor; Windows (where a folder cannot carry a byte-range lock) a lock file in
+// the user's temporary folder named for the folder's volume and file number, which two paths of
+// one folder share. A folder that is a link is refused. No holder pid is known to waiters.
+Result<FileLock> lock_folder(const std::filesystem::path& folder, LockMode mode, const LockWait& how);
 
 }  // namespace zcuda::platform

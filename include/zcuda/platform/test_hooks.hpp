@@ -8,7 +8,8 @@
 //                                      ("zcuda-test: paused at <step> (pid N)"), so a test can
 //                                      kill it exactly there. Steps: locked, fetched, extracting,
 //                                      extracted, renamed, receipt-written, pointer-written,
-//                                      remove-renamed
+//                                      remove-renamed; a stage at stage-journaled (its journal
+//                                      written, nothing placed yet)
 //   ZCUDA_TEST_PAUSE_SECONDS=<n>       resume after n seconds instead of an hour
 //   ZCUDA_TEST_CRASH_AFTER_STEP=<n>    stage and unstage exit at once (std::_Exit(99), no clean-up,
 //                                      as if killed) at the n-th change to the folder or journal
@@ -24,7 +25,7 @@ namespace zcuda::platform::test_hooks {
 // Whether this build has test hooks.
 bool enabled();
 
-// Install: pause at `step` when ZCUDA_TEST_PAUSE_AT names it (until `cancel` is set or the pause
+// Install and stage: pause at `step` when ZCUDA_TEST_PAUSE_AT names it (until `cancel` is set or the pause
 // ends).
 void pause_at(std::string_view step, const std::atomic<bool>* cancel);
 

@@ -8,6 +8,7 @@
 
 #include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
+#include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/stage.hpp>
 
@@ -17,7 +18,19 @@ struct LaunchStaging {
   std::optional<StageResult> result;  // none when the program loads no CUDA library
   std::vector<std::string> notices;   // recovery, what was placed
   std::vector<std::string> warnings;  // names the runtime serves badly (stub, no backend, absent)
+  // The folder's lock, shared, for as long as the program runs: no other zcuda process stages,
+  // unstages or recovers the folder under it (two programs from one folder still run together).
+  platform::FileLock hold;
 };
+
+// stage(), then the folder's lock kept shared for a launch from it. A folder already staged as
+// asked is only looked at, under the shared lock; otherwise the exclusive lock is taken to stage,
+// and the stage is checked again once the lock is shared.
+struct HeldStage {
+  StageResult result;
+  platform::FileLock hold;
+};
+Result<HeldStage> stage_and_hold(const PlanOptions& options);
 
 // Stages `program`'s folder with `runtime_dir` when the program loads CUDA libraries. A folder
 // staged with another runtime is restaged; one staged already with this runtime is left as is.
@@ -25,8 +38,12 @@ Result<LaunchStaging> stage_for_launch(const std::filesystem::path& program, con
                                        const detect::Profile& detected);
 
 // For a launch without ZLUDA: restores the folder if zcuda staged it, so no ZLUDA library is
-// loaded. Nothing when it was not staged.
-Result<std::optional<std::string>> unstage_for_native_launch(const std::filesystem::path& program);
+// loaded, and keeps the folder's lock shared for the launch. `notice` says what was restored.
+struct NativeLaunchFolder {
+  std::optional<std::string> notice;
+  platform::FileLock hold;
+};
+Result<NativeLaunchFolder> unstage_for_native_launch(const std::filesystem::path& program);
 
 struct RuntimeLibrary {
   std::string name;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/catalogue.hpp>
 
@@ -32,6 +33,9 @@ struct PlanOptions {
   // A name map (an application profile's): exactly these files go into `app` (a folder), under
   // these names, instead of what the walk of the program's imports would place.
   std::vector<NameMapping> names;
+  // The runtime's ZLUDA family, when the caller knows it already (a launch plan's); otherwise the
+  // stage reads it from the runtime's files before placing anything.
+  std::optional<family::Identity> runtime_family;
 };
 
 // One file the stage places.

@@ -2,6 +2,7 @@
 #include <zcuda/apps/check.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,27 @@ std::string tail(std::string_view text, std::size_t lines) {
 }
 
 fs::path checks_dir(const home::Home& home) { return home.state / "apps" / "checks"; }
+
+// What a record keeps of the program's words (a reason, its last lines of stderr).
+constexpr std::size_t kMaxWords = 4000;
+
+// A pass is believed only with the facts that prove it: CUDA available, a device named, and every
+// comparison with the CPU run and within its tolerance. A program that prints only the marker
+// (or a check that was cut short) proves nothing. Says what is missing, nullopt when nothing is.
+std::optional<std::string> pass_not_shown(const json& facts) {
+  if (facts.value("cuda_available", false) != true) return "it does not say CUDA is available";
+  if (!facts.contains("device") || !facts["device"].is_string() || facts["device"].get<std::string>().empty()) return "it names no device";
+  if (!facts.contains("comparisons") || !facts["comparisons"].is_array() || facts["comparisons"].empty()) {
+    return "it holds no comparison with the CPU";
+  }
+  for (const auto& c : facts["comparisons"]) {
+    if (!c.is_object() || c.value("ok", false) != true || !c.contains("max_relative_error") || !c["max_relative_error"].is_number() ||
+        !c.contains("tolerance") || !c["tolerance"].is_number() || c["max_relative_error"].get<double>() > c["tolerance"].get<double>()) {
+      return "a comparison with the CPU does not show its result within tolerance";
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -99,7 +121,9 @@ void read_check_output(std::string_view out, std::string_view err, int exit_code
     record.status = CheckStatus::error;
     record.reason = fmt::format("the check ended ({}) without its result line",
                                 exit_code == 0 ? std::string("exit code 0") : fmt::format("exit code {}", exit_code));
-    const std::string last = tail(err, 6);
+    std::string last = tail(err, 6);
+    // One enormous line (a dump, a progress bar never ended) must not become the record.
+    if (last.size() > kMaxWords) last = "…" + last.substr(last.size() - kMaxWords);
     if (!last.empty()) record.reason += "; its last words:\n" + last;
     return;
   }
@@ -115,6 +139,13 @@ void read_check_output(std::string_view out, std::string_view err, int exit_code
   const std::string word = facts.value("status", "error");
   record.status = enum_from_word(word, {CheckStatus::pass, CheckStatus::fail, CheckStatus::unavailable}).value_or(CheckStatus::error);
   record.reason = facts.value("reason", "");
+  if (record.reason.size() > kMaxWords) record.reason = record.reason.substr(0, kMaxWords) + "…";
+  if (record.status == CheckStatus::pass) {
+    if (auto missing = pass_not_shown(facts)) {
+      record.status = CheckStatus::error;
+      record.reason = "the check's result line says pass, but " + *missing + ": a pass must show CUDA working";
+    }
+  }
 }
 
 Status run_torch_check(const launch::LaunchPlan& plan, std::chrono::seconds timeout, CheckRecord& record) {
@@ -126,7 +157,7 @@ Status run_torch_check(const launch::LaunchPlan& plan, std::chrono::seconds time
   spec.timeout = timeout;
   auto ran = platform::run_process(spec);
   if (!ran) return std::unexpected(ran.error());
-  if (ran->timed_out) {
+  if (ran->timed_out && ran->out.find(kMark) == std::string::npos) {
     record.status = CheckStatus::error;
     record.reason = fmt::format("the check did not finish in {} s (its process tree was killed)", timeout.count());
     return {};

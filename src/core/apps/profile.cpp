@@ -7,6 +7,7 @@
 
 #include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/path_format.hpp>
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/manifest/embedded.hpp>
 #include <zcuda/platform/files.hpp>
@@ -54,6 +55,13 @@ Placement Profile::placement_on(platform::Os target) const {
 }
 
 namespace {
+
+// A name map's file name: one plain name, never a folder step, and never zcuda's own stage folder
+// (a profile must not make zcuda place or keep files over its journal and backups).
+bool is_plain_file_name(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\:") != std::string::npos) return false;
+  return ascii_lower(name) != ".zcuda-stage" && !ascii_lower(name).starts_with(".zcuda-stage.");
+}
 
 // The family a profile needs: family's own words, less "unknown", which a profile cannot need.
 std::optional<family::Family> needed_family(std::string_view word) {
@@ -276,16 +284,12 @@ class Reader {
         ZCUDA_APPS_TRY(mapping.from, text(entry, here, "from", true));
         ZCUDA_APPS_TRY(mapping.to, text(entry, here, "to", true));
         for (const auto* name : {&mapping.from, &mapping.to}) {
-          if (name->empty() || name->find('/') != std::string::npos || name->find('\\') != std::string::npos || *name == "..") {
-            return bad(here, fmt::format("\"{}\" is not a plain file name", *name));
-          }
+          if (!is_plain_file_name(*name)) return bad(here, fmt::format("\"{}\" is not a plain file name", *name));
         }
         if (entry.contains("keep_original_as")) {
           std::string keep;
           ZCUDA_APPS_TRY(keep, text(entry, here, "keep_original_as", true));
-          if (keep.empty() || keep.find('/') != std::string::npos || keep.find('\\') != std::string::npos) {
-            return bad(here + ".keep_original_as", "expected a plain file name");
-          }
+          if (!is_plain_file_name(keep)) return bad(here + ".keep_original_as", fmt::format("\"{}\" is not a plain file name", keep));
           mapping.keep_original_as = keep;
         }
         p.names.push_back(std::move(mapping));

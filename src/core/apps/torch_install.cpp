@@ -111,12 +111,57 @@ TorchVersion parse_version_py(std::string_view text) {
   return v;
 }
 
+namespace {
+
+// A venv made with --system-site-packages imports the base install's packages too: pyvenv.cfg
+// names the base interpreter's folder (`home`) and whether they are included. The base's
+// site-packages folders, as python.org installs and Debian lay them out, read as files: nothing
+// is run to find them.
+std::vector<fs::path> base_site_packages(const fs::path& venv_root, Os os) {
+  auto text = platform::read_file(venv_root / "pyvenv.cfg", 64u << 10);
+  if (!text) return {};
+  std::optional<std::string> home;
+  bool system_site = false;
+  std::string version;
+  static const std::regex line(R"(^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$)", std::regex::multiline);
+  for (std::sregex_iterator it(text->begin(), text->end(), line), end; it != end; ++it) {
+    const std::string key = ascii_lower((*it)[1].str());
+    const std::string value = (*it)[2].str();
+    if (key == "home") home = value;
+    if (key == "include-system-site-packages") system_site = ascii_lower(value) == "true";
+    if (key == "version" || key == "version_info") version = value;
+  }
+  if (!home || !system_site) return {};
+  const fs::path bin = path_from_utf8(*home);
+  const fs::path prefix = os == Os::windows ? bin : bin.parent_path();
+  std::vector<fs::path> out = site_packages(prefix, os);
+  if (os != Os::windows) {
+    // Debian: packages of the distribution in dist-packages, of pip in local/.../dist-packages.
+    const std::string minor = version.substr(0, version.find('.', version.find('.') + 1));
+    std::error_code ec;
+    for (const fs::path& dist : {prefix / "lib/python3/dist-packages", prefix / "local/lib" / ("python" + minor) / "dist-packages",
+                                 prefix / "lib" / ("python" + minor) / "dist-packages"}) {
+      if (fs::is_directory(dist, ec)) out.push_back(dist);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<TorchInstall> find_torch(const fs::path& interpreter, Os os, bool ask_interpreter) {
   const fs::path root = install_root(interpreter);
   const bool venv = is_file(root / "pyvenv.cfg");
   for (const auto& site : site_packages(root, os)) {
     if (auto t = torch_at(site / "torch", interpreter, venv, "files")) return t;
   }
+  if (venv) {
+    for (const auto& site : base_site_packages(root, os)) {
+      if (auto t = torch_at(site / "torch", interpreter, venv, "files (the base install, pyvenv.cfg)")) return t;
+    }
+  }
+  // Running the interpreter runs the folder's code: only for commands that launch the
+  // application anyway (run, bench, verify --app), never to inspect a folder.
   if (!ask_interpreter || os != platform::current_os()) return std::nullopt;
   // find_spec locates the package without importing it (importing torch takes seconds).
   platform::ProcessSpec spec;

@@ -128,8 +128,13 @@ struct ScanResult {
 
 // Checks one entry header and adds it to the set. Returns false for an entry that names the
 // extraction folder itself ("./", which tar writes for `tar -C dir .`) and is skipped.
-Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, const std::optional<std::string>& root, ScanResult& result) {
+Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, const std::optional<std::string>& root, ScanResult& result,
+                         const Limits& limits) {
   ++result.scan.entries;
+  if (result.scan.entries > limits.max_entries) {
+    return fail(ErrorKind::integrity, fmt::format("The archive {} has more than {} entries; refused", file.filename(), limits.max_entries),
+                "No ZLUDA or LibTorch archive comes near that: it is not the file you meant (or a hostile one). Nothing was installed.");
+  }
   const char* raw_name = entry_name(entry);
   if (raw_name == nullptr) return std::unexpected(refused(file, fmt::format("#{}", result.scan.entries), "has no name"));
   std::string raw = raw_name;
@@ -177,6 +182,11 @@ Result<bool> check_entry(const fs::path& file, struct archive_entry* entry, cons
     ++result.scan.installed_entries;
     if (record.kind == Kind::file && archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0) {
       result.scan.installed_bytes += static_cast<std::uint64_t>(archive_entry_size(entry));
+      if (result.scan.installed_bytes > limits.max_bytes) {
+        return fail(ErrorKind::integrity,
+                    fmt::format("The archive {} unpacks to more than {}; refused", file.filename(), format_bytes(limits.max_bytes)),
+                    "No ZLUDA or LibTorch archive comes near that: it is not the file you meant (or a hostile one). Nothing was installed.");
+      }
     }
   }
   if (auto problem = result.set.add(std::move(record)); !problem.empty()) return std::unexpected(refused(file, raw, problem));
@@ -195,7 +205,7 @@ Status finish_checks(const fs::path& file, const ScanResult& result, const std::
   return {};
 }
 
-Result<ScanResult> scan_all(const fs::path& file, Format format, const std::optional<std::string>& root) {
+Result<ScanResult> scan_all(const fs::path& file, Format format, const std::optional<std::string>& root, const Limits& limits) {
   auto reader = open_reader(file, format);
   if (!reader) return std::unexpected(reader.error());
   ScanResult result;
@@ -204,7 +214,7 @@ Result<ScanResult> scan_all(const fs::path& file, Format format, const std::opti
     int rc = archive_read_next_header(reader->get(), &entry);
     if (rc == ARCHIVE_EOF) break;
     if (rc < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
-    auto checked = check_entry(file, entry, root, result);
+    auto checked = check_entry(file, entry, root, result, limits);
     if (!checked) return std::unexpected(checked.error());
     // Zip's central directory already gave the header; only streamed formats read the data.
     if (archive_read_data_skip(reader->get()) < ARCHIVE_WARN) return std::unexpected(damaged(file, reader->get()));
@@ -240,8 +250,9 @@ Error write_failed(struct archive* writer, const fs::path& path) {
 struct Share {
   std::size_t worker = 0;
   std::size_t workers = 1;
-  const std::atomic<bool>* stop = nullptr;  // another worker failed
-  std::mutex* on_entry_mutex = nullptr;     // on_entry is called from one worker at a time
+  const std::atomic<bool>* stop = nullptr;        // another worker failed
+  std::mutex* on_entry_mutex = nullptr;           // on_entry is called from one worker at a time
+  std::atomic<std::uint64_t>* written = nullptr;  // bytes all workers wrote, for the limits
 };
 
 class Extraction {
@@ -268,7 +279,7 @@ class Extraction {
       // Every worker checks every header, so each has seen the whole archive pass before it
       // makes a link.
       if (checking != nullptr) {
-        auto checked = check_entry(file_, entry, options_.root, *checking);
+        auto checked = check_entry(file_, entry, options_.root, *checking, options_.limits);
         if (!checked) return std::unexpected(checked.error());
         if (!*checked) continue;
       }
@@ -389,6 +400,7 @@ class Extraction {
       if (cancelled()) return interrupted();
       const auto at = static_cast<std::uint64_t>(offset);
       if (at > hashed) hash_zeros_to(at);
+      if (auto bounded = count_written(reader, size); !bounded) return std::unexpected(bounded.error());
       digests_.add(block, size);
       hashed = at + size;
       if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) return std::unexpected(write_failed(writer, target));
@@ -397,6 +409,28 @@ class Extraction {
     digests_.end();
     written.size = hashed;
     return file;
+  }
+
+  // Holds the bytes written (by every worker) to the limits: a header may understate a file's size,
+  // and a streamed archive has no scan before it.
+  Status count_written(struct archive* reader, std::size_t size) {
+    own_written_ += size;
+    const std::uint64_t total = share_.written != nullptr ? share_.written->fetch_add(size) + size : own_written_;
+    const Limits& limits = options_.limits;
+    if (total > limits.max_bytes) {
+      return fail(ErrorKind::integrity,
+                  fmt::format("The archive {} unpacks to more than {}; refused", file_.filename(), format_bytes(limits.max_bytes)),
+                  "No ZLUDA or LibTorch archive comes near that: it is not the file you meant (or a hostile one). Nothing was installed.");
+    }
+    const auto read = archive_filter_bytes(reader, -1);
+    const std::uint64_t packed = read > 0 ? static_cast<std::uint64_t>(read) : 0;
+    if (total > limits.ratio_from && total / std::max<std::uint64_t>(packed, 1) > limits.max_ratio) {
+      return fail(ErrorKind::integrity,
+                  fmt::format("The archive {} unpacks to more than {} times its size ({} from {}); refused as a zip bomb", file_.filename(),
+                              limits.max_ratio, format_bytes(total), format_bytes(packed)),
+                  "Real ZLUDA and LibTorch archives unpack to a few times their size. Nothing was installed.");
+    }
+    return {};
   }
 
   // Waits for the files hashed so far and records their digests.
@@ -452,7 +486,8 @@ class Extraction {
   const fs::path& destination_;
   const ExtractOptions& options_;
   Share share_;
-  std::size_t position_ = 0;  // of the entry being read
+  std::size_t position_ = 0;       // of the entry being read
+  std::uint64_t own_written_ = 0;  // file bytes this worker wrote
   std::vector<std::size_t> positions_;
   detail::BackgroundDigests digests_;
   std::vector<std::pair<std::size_t, std::size_t>> pending_;  // (index in out.entries, file number) not yet settled
@@ -498,12 +533,13 @@ Result<Extracted> run_workers(std::size_t workers, ExtractShare extract_share) {
   }
   std::atomic<bool> stop{false};
   std::mutex on_entry_mutex;
+  std::atomic<std::uint64_t> written{0};
   std::vector<std::optional<Result<Part>>> parts(workers);
   {
     std::vector<std::jthread> threads;
     for (std::size_t k = 0; k < workers; ++k) {
       threads.emplace_back([&, k] {
-        parts[k] = extract_share(Share{k, workers, &stop, &on_entry_mutex});
+        parts[k] = extract_share(Share{k, workers, &stop, &on_entry_mutex, &written});
         if (!*parts[k]) stop.store(true);
       });
     }
@@ -536,14 +572,14 @@ std::size_t suggested_workers(std::uint64_t bytes) {
   return std::min<std::size_t>({cores, 8, by_size});
 }
 
-Result<Scan> scan(const fs::path& file, Format format, const std::optional<std::string>& root) {
-  auto result = scan_all(file, format, root);
+Result<Scan> scan(const fs::path& file, Format format, const std::optional<std::string>& root, const Limits& limits) {
+  auto result = scan_all(file, format, root, limits);
   if (!result) return std::unexpected(result.error());
   return result->scan;
 }
 
 Result<Extracted> extract(const fs::path& file, Format format, const fs::path& destination, const ExtractOptions& options) {
-  auto scanned = scan_all(file, format, options.root);
+  auto scanned = scan_all(file, format, options.root, options.limits);
   if (!scanned) return std::unexpected(scanned.error());
   if (options.check_free_space) {
     if (auto space = check_space(destination, scanned->scan); !space) return std::unexpected(space.error());

@@ -91,7 +91,7 @@ Result<std::vector<std::string>> place_for(const PreparedVariant& variant, const
   if (!variant.runtime) {
     auto unstaged = stage::unstage_for_native_launch(placement.app);
     if (!unstaged) return std::unexpected(unstaged.error());
-    if (*unstaged) notices.push_back(**unstaged);
+    if (unstaged->notice) notices.push_back(*unstaged->notice);
     return notices;
   }
   stage::PlanOptions options = placement;
@@ -118,7 +118,7 @@ Status stage_for(PreparedVariant& variant, const Options& options, const detect:
   } else if (!variant.runtime) {
     auto unstaged = stage::unstage_for_native_launch(variant.plan.target);
     if (!unstaged) return std::unexpected(unstaged.error());
-    if (*unstaged) notices.push_back(**unstaged);
+    if (unstaged->notice) notices.push_back(*unstaged->notice);
   }
   // Alternating runtimes restages every run; say it the first time per variant.
   if (!variant.staging_noted && !notices.empty()) {

@@ -34,11 +34,14 @@ std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform
   return found;
 }
 
-Status check_not_mixed(const Identity& runtime, const std::vector<fs::path>& library_folders, platform::Os os) {
+Status check_not_mixed(const Identity& runtime, const std::vector<fs::path>& library_folders, platform::Os os,
+                       const std::vector<fs::path>& placed_by_zcuda) {
   std::vector<LibraryIdentity> others;
   for (const auto& folder : library_folders) {
     for (auto& library : zluda_libraries_in(folder, os)) {
-      if (library.family != Family::unknown) others.push_back(std::move(library));
+      if (library.family == Family::unknown) continue;
+      if (std::ranges::find(placed_by_zcuda, library.path.lexically_normal()) != placed_by_zcuda.end()) continue;
+      others.push_back(std::move(library));
     }
   }
   // The family the process would end up with first: the runtime's when known, else the first

@@ -85,7 +85,7 @@ struct Transfer {
   bool appended = false;
   std::optional<std::uint64_t> expected_total;
   std::uint64_t bytes_received = 0;
-  enum class Stop { none, http_status, too_large, bad_range, stalled } stop = Stop::none;
+  enum class Stop { none, http_status, too_large, over_bound, bad_range, stalled } stop = Stop::none;
   std::chrono::steady_clock::time_point last_activity = std::chrono::steady_clock::now();
   std::optional<Error> fatal;  // a disk error: nothing more can be written
 };
@@ -182,6 +182,12 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   bool announced_larger = t.expected_total && t.request.size && *t.expected_total > *t.request.size;
   if (t.request.size && (t.partial.size + n > *t.request.size || (announced_larger && t.bytes_received > 0))) {
     t.stop = Transfer::Stop::too_large;
+    return 0;
+  }
+  // An unpinned file past its bound: refused on the announced length before a byte is written.
+  if (!t.request.size && t.request.max_size &&
+      ((t.expected_total && *t.expected_total > *t.request.max_size) || t.partial.size + n > *t.request.max_size)) {
+    t.stop = Transfer::Stop::over_bound;
     return 0;
   }
   t.out.write(data, static_cast<std::streamsize>(n));
@@ -366,6 +372,15 @@ Attempt http_attempt(const std::string& url, Partial& partial, const Request& re
                 {}};
     add_text_preview(error, partial.path);
     result = failed(Attempt::Outcome::next_source, std::move(error));
+    discard_partial(partial);
+  } else if (t.stop == Transfer::Stop::over_bound) {
+    Error error{ErrorKind::integrity,
+                t.expected_total
+                    ? fmt::format("{} announces {} bytes, more than the {} an unpinned download may have", url, *t.expected_total, *request.max_size)
+                    : fmt::format("{} sent more than the {} bytes an unpinned download may have", url, *request.max_size),
+                "If the file really is that large, raise the bound (zcuda install --url ... --max-size BYTES); nothing was kept.",
+                {}};
+    result = failed(Attempt::Outcome::fatal, std::move(error));
     discard_partial(partial);
   } else if (t.stop == Transfer::Stop::bad_range) {
     result = failed(Attempt::Outcome::restart, Error{ErrorKind::network, "unexpected Content-Range", {}, {}});

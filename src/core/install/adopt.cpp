@@ -1,6 +1,7 @@
 #include <zcuda/install/adopt.hpp>
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +10,8 @@
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/sha256.hpp>
+#include <zcuda/base/units.hpp>
+#include <zcuda/install/runtime_files.hpp>
 
 #include "layout.hpp"
 
@@ -49,14 +52,28 @@ Status check_runtime_name(const std::string& name) {
 
 namespace {
 
+// A ZLUDA folder holds tens of files; an application's whole tree given by mistake holds many
+// thousands, and hashing it would take minutes and make a receipt every later use reads.
+constexpr std::size_t kMaxAdoptedEntries = 5000;
+constexpr std::uint64_t kMaxAdoptedBytes = 8ull << 30;
+
+Error too_large(const fs::path& dir, const std::string& what) {
+  return Error{ErrorKind::invalid_input,
+               fmt::format("{} holds {}: it is not a ZLUDA folder", dir, what),
+               "Give the folder that holds ZLUDA's nvcuda.dll (libcuda.so on Linux) itself, not the application's folder.",
+               {}};
+}
+
 // Every entry under `dir`, sorted, with size and SHA-256 for files; symlinks are not followed.
 Result<std::vector<archive::WrittenEntry>> hash_tree(const fs::path& dir) {
   std::vector<archive::WrittenEntry> out;
+  std::uint64_t bytes = 0;
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
   if (ec) return std::unexpected(io_error("read", dir, ec));
   for (; it != end; it.increment(ec)) {
     if (ec) return std::unexpected(io_error("read", dir, ec));
+    if (out.size() >= kMaxAdoptedEntries) return std::unexpected(too_large(dir, fmt::format("more than {} entries", kMaxAdoptedEntries)));
     archive::WrittenEntry entry;
     entry.path = generic_path_to_utf8(it->path().lexically_relative(dir));
     const auto status = it->symlink_status(ec);
@@ -67,6 +84,8 @@ Result<std::vector<archive::WrittenEntry>> hash_tree(const fs::path& dir) {
       entry.type = Type::directory;
     } else if (fs::is_regular_file(status)) {
       entry.size = fs::file_size(it->path(), ec);
+      bytes += entry.size;
+      if (bytes > kMaxAdoptedBytes) return std::unexpected(too_large(dir, fmt::format("more than {}", format_bytes(kMaxAdoptedBytes))));
       auto digest = sha256_file(it->path());
       if (!digest) return std::unexpected(digest.error());
       entry.sha256 = *digest;
@@ -77,6 +96,35 @@ Result<std::vector<archive::WrittenEntry>> hash_tree(const fs::path& dir) {
   }
   std::ranges::sort(out, {}, &archive::WrittenEntry::path);
   return out;
+}
+
+// The driver library (nvcuda.dll, libcuda.so*) must be a real shared library inside the folder: an
+// empty file, or a link to a file elsewhere (/etc/passwd), is no runtime whatever its name.
+Status check_driver(const fs::path& dir, platform::Os os) {
+  std::error_code ec;
+  const fs::path files = runtime_files_dir(dir).value_or(dir);
+  for (const char* name : {"nvcuda.dll", "libcuda.so", "libcuda.so.1", "libnvcuda.so"}) {
+    const fs::path driver = files / name;
+    if (!fs::exists(fs::symlink_status(driver, ec))) continue;
+    const fs::path real = fs::weakly_canonical(driver, ec);
+    const auto inside = real.lexically_relative(fs::weakly_canonical(dir, ec));
+    if (ec || inside.empty() || *inside.begin() == "..") {
+      return fail(ErrorKind::invalid_input, fmt::format("{} is a link to {}, outside the folder: not a runtime to adopt", driver, real),
+                  "Adopt the folder that really holds ZLUDA's files.");
+    }
+    std::string head(64, '\0');
+    std::ifstream in(real, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    const bool library = in.gcount() == static_cast<std::streamsize>(head.size()) && (head.starts_with("MZ") || head.starts_with("\x7f"
+                                                                                                                                 "ELF"));
+    if (!library) {
+      return fail(ErrorKind::invalid_input, fmt::format("{} is not a shared library (empty, or neither PE nor ELF): not a runtime to adopt", driver),
+                  "The folder's ZLUDA files are damaged or were replaced: reinstall the application's ZLUDA, then adopt it again.");
+    }
+    return {};
+  }
+  (void)os;
+  return {};
 }
 
 bool name_taken(const home::Home& home, const std::string& name) {
@@ -103,6 +151,7 @@ Result<Adoption> adopt(const fs::path& given, const std::string& name, const hom
   std::error_code ec;
   fs::path dir = fs::absolute(given, ec).lexically_normal();
   if (!dir.has_filename()) dir = dir.parent_path();  // "dir/" names the folder itself
+  if (auto driver = check_driver(dir, os); !driver) return std::unexpected(driver.error());
   auto identity = family::identify_runtime(dir, os);
   if (!identity) {
     Error error = identity.error();
@@ -148,7 +197,7 @@ Result<std::optional<AdoptedRuntime>> find_adopted(const home::Home& home, const
 std::string changed_warning(const AdoptedRuntime& runtime) {
   return fmt::format(
       "the adopted runtime {} changed since it was adopted ({}); re-adopt it: zcuda install --remove {} && zcuda install --adopt {} --name {}",
-      runtime.name, fmt::join(runtime.changed, ", "), runtime.name, path_to_utf8(runtime.dir), runtime.name);
+      runtime.name, fmt::join(runtime.changed, ", "), runtime.name, runtime.dir, runtime.name);
 }
 
 }  // namespace zcuda::install

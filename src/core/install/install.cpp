@@ -100,12 +100,15 @@ Status swap_into_place(const home::Home& home, const manifest::Artifact& a, cons
   return platform::rename_with_retry(temp, dest);
 }
 
-// Whether the archive is extracted while it downloads: an archive fetched over HTTP(S) that is
-// not in the cache yet. Offline folders, file:// sources and cached files are read afterwards,
+// Whether the archive is extracted while it downloads: an archive of pinned size fetched over
+// HTTP(S) that is not in the cache yet. Offline folders, file:// sources and cached files are read afterwards,
 // as fast local reads gain nothing. Windows stays sequential for now (a file that another
 // handle is still writing is not read there yet).
 bool extract_while_downloading(const manifest::Artifact& a, const fetch::Cache& cache, const Options& options) {
   if (a.archive == manifest::ArchiveKind::none || options.fetch.offline_dir) return false;
+  // Without a pinned size (a --url runtime) nothing bounds the bytes but the digest, and that is
+  // known only at the end: such an archive is extracted once it has verified.
+  if (!a.size) return false;
   if (platform::current_os() == platform::Os::windows) return false;
   if (!a.url.starts_with("http://") && !a.url.starts_with("https://")) return false;
   std::error_code ec;
@@ -178,7 +181,8 @@ Result<std::vector<archive::WrittenEntry>> fetch_and_extract(const fetch::Reques
 Status fresh_install(const PlanItem& item, const home::Home& home, const Options& options, Outcome& out) {
   const auto& a = item.artifact;
   const auto fetch_started = Clock::now();
-  fetch::Request request{{a.url}, a.sha256, a.size, a.file_name};
+  fetch::Request request{{a.url}, a.sha256, a.size, a.file_name, std::nullopt};
+  if (!a.size) request.max_size = options.unpinned_max_bytes;
   request.urls.insert(request.urls.end(), a.mirrors.begin(), a.mirrors.end());
   fetch::Options fetch_options = options.fetch;
   if (fetch_options.cancel == nullptr) fetch_options.cancel = options.cancel;
@@ -242,7 +246,9 @@ Status fresh_install(const PlanItem& item, const home::Home& home, const Options
   platform::test_hooks::pause_at("renamed", options.cancel);
   if (auto written = write_receipt(layout::receipt_path(home, a.component, a.version), receipt); !written) return written;
   platform::test_hooks::pause_at("receipt-written", options.cancel);
-  if (auto pointed = layout::write_pointer(home, a.component, a.version); !pointed) return pointed;
+  if (item.becomes_current) {
+    if (auto pointed = layout::write_pointer(home, a.component, a.version); !pointed) return pointed;
+  }
   platform::test_hooks::pause_at("pointer-written", options.cancel);
   out.extract_seconds = seconds_since(extract_started);
   return {};
@@ -279,7 +285,7 @@ Outcome install_one(const PlanItem& item, const home::Home& home, const Options&
     out.state = State::already_installed;
     out.reason = options.repair ? fmt::format("all {} entries re-hashed and intact", out.files)
                                 : fmt::format("receipt matches; {} entries present with their sizes", out.files);
-    if (!options.dry_run) {
+    if (!options.dry_run && item.becomes_current) {
       if (auto pointed = layout::write_pointer(home, item.artifact.component, item.artifact.version); !pointed) {
         out.state = State::failed;
         out.error = pointed.error();

@@ -76,6 +76,7 @@ Result<Plan> plan_vouched(const Vouched& vouched, const home::Home& home) {
   PlanItem item;
   item.artifact = std::move(a);
   item.selected = true;
+  item.becomes_current = false;
   item.destination = layout::version_dir(home, "zluda", name);
   plan.items.push_back(std::move(item));
   return plan;

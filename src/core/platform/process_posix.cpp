@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <optional>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -196,8 +197,19 @@ void read_streams(const ProcessSpec& spec, pid_t pid, int out_fd, int err_fd, Cl
   const bool tee = spec.streams == StreamMode::tee;
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_count = 2;
+  // A grandchild that outlives the child may hold the pipes open for ever: once the child has
+  // ended, what arrives within a moment is taken, then its group is ended (as Windows ends the
+  // job), so the child's own output is never lost to a timeout.
+  std::optional<Clock::time_point> child_ended;
   while (open_count > 0) {
     int wait_ms = 200;
+    if (!child_ended) {
+      siginfo_t info{};
+      if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) child_ended = Clock::now();
+    } else if (Clock::now() - *child_ended > std::chrono::milliseconds(500)) {
+      kill(-pid, SIGKILL);
+      return;
+    }
     if (cancel_requested(spec)) {
       kill(-pid, SIGKILL);
       ending.cancelled = true;

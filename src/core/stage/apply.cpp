@@ -8,6 +8,9 @@
 #include <zcuda/base/version.hpp>
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/test_hooks.hpp>
+#include <zcuda/base/sha256.hpp>
+#include <zcuda/stage/folder_lock.hpp>
 #include <zcuda/stage/stage.hpp>
 
 #include "runtime_digests.hpp"
@@ -52,9 +55,11 @@ void record_identity(const fs::path& target, Step& step) {
 Status carry_out(const fs::path& root, Journal& journal) {
   if (auto saved = save_journal(root, journal); !saved) return saved;
   crash_point();
+  platform::test_hooks::pause_at("stage-journaled", nullptr);
   for (auto& step : journal.steps) {
     const fs::path target = root / step.path;
     std::error_code ec;
+    if (auto real = check_real_path(root, step.path); !real) return real;
     if (step.replaces) {
       const fs::path backup = stage_dir(root) / *step.backup;
       fs::create_directories(backup.parent_path(), ec);
@@ -65,7 +70,10 @@ Status carry_out(const fs::path& root, Journal& journal) {
     // Link or copy beside the target, then rename: the target never holds a partial file.
     const fs::path temp = detail::temp_path(target);
     fs::remove(temp, ec);
-    auto method = platform::link_or_copy(step.source, temp);
+    // An original kept under a second name (a profile's keep_original_as) is a copy of its own: a
+    // hard link would share its bytes with the backup, and an installer's `copy /y` over the kept
+    // name would change the backup too.
+    auto method = detail::is_inside(step.source, root) ? detail::copy_exact(step.source, temp) : platform::link_or_copy(step.source, temp);
     if (!method) return std::unexpected(method.error());
     if (auto moved = platform::rename_with_retry(temp, target); !moved) return moved;
     crash_point();
@@ -102,8 +110,11 @@ Result<StageResult> apply(Plan plan) {
     if (!digest) return std::unexpected(digest.error());
     step.staged_sha256 = *digest;
     if (p.replaces) {
-      // The original is not hashed: its backup holds its bytes, which is what recovery compares
-      // a target with (classify_target).
+      // The original's digest is recorded so that a backup changed since (through a link, by
+      // hand) is never restored as if it were the original (undo's verify_backup).
+      auto original = sha256_file(plan.root / p.relative);
+      if (!original) return std::unexpected(original.error());
+      step.original_sha256 = *original;
       step.backup = fs::path("backup") / p.relative;
       ++result.replaced;
     }
@@ -112,7 +123,10 @@ Result<StageResult> apply(Plan plan) {
   if (auto done = carry_out(plan.root, journal); !done) {
     // Put the folder back as it was before reporting the failure.
     Error error = std::move(done.error());
-    if (auto undone = detail::undo_all(plan.root, journal, std::nullopt, nullptr); undone) {
+    if (!fs::exists(journal_path(plan.root))) {
+      // The journal was never written: nothing in the folder changed.
+      error.notes.push_back("nothing in the folder was changed");
+    } else if (auto undone = detail::undo_all(plan.root, journal, std::nullopt, nullptr); undone) {
       error.notes.push_back("the folder was restored to how it was before");
     } else {
       error.notes.push_back("restoring the folder failed too: " + undone.error().message);
@@ -125,12 +139,30 @@ Result<StageResult> apply(Plan plan) {
   return result;
 }
 
+// Placing one family's files into a folder that holds the other's (an installer's lshqqytiger
+// DLLs) leaves it mixed: refused before anything changes, as `run` refuses the launch. Files an
+// earlier stage of zcuda's placed there are not the folder's own (the restage replaces them).
+Status check_families(const Plan& plan, const PlanOptions& options) {
+  family::Identity runtime;
+  if (options.runtime_family) {
+    runtime = *options.runtime_family;
+  } else if (auto read = family::identify_runtime(plan.runtime_dir, plan.os); read) {
+    runtime = std::move(*read);
+  }
+  std::vector<fs::path> placed_by_zcuda;
+  if (auto journal = load_journal(plan.root); journal && *journal) {
+    for (const auto& step : (*journal)->steps) placed_by_zcuda.push_back((plan.root / step.path).lexically_normal());
+  }
+  std::vector<fs::path> folders{plan.root};
+  if (plan.program && plan.program->parent_path() != plan.root) folders.push_back(plan.program->parent_path());
+  return family::check_not_mixed(runtime, folders, plan.os, placed_by_zcuda);
+}
+
 }  // namespace
 
-Result<StageResult> stage(const PlanOptions& options) {
-  auto root = app_root(options.app);
-  if (!root) return std::unexpected(root.error());
-  auto recovered = recover(*root);
+Result<StageResult> detail::stage_locked(const PlanOptions& options, const fs::path& root) {
+  if (auto area = check_stage_area(root); !area) return std::unexpected(area.error());
+  auto recovered = recover_with(root, std::nullopt);
   if (!recovered) return std::unexpected(recovered.error());
   auto plan = make_plan(options);
   if (!plan) return std::unexpected(plan.error());
@@ -138,7 +170,7 @@ Result<StageResult> stage(const PlanOptions& options) {
   if (plan->changes() > 0 && plan->journal_present) {
     // Staged before, with other files (a new runtime, --all): undo that stage, then stage anew,
     // so the journal's backups always hold the user's own originals.
-    auto undone = unstage(options.app, false);
+    auto undone = unstage_locked(root, false);
     if (!undone) return std::unexpected(undone.error());
     plan = make_plan(options);
     if (!plan) return std::unexpected(plan.error());
@@ -151,11 +183,20 @@ Result<StageResult> stage(const PlanOptions& options) {
     result.recovered = *recovered;
     return result;
   }
+  if (auto unmixed = check_families(*plan, options); !unmixed) return std::unexpected(unmixed.error());
   auto result = apply(std::move(*plan));
   if (!result) return result;
   result->recovered = *recovered;
   result->restaged = restaged;
   return result;
+}
+
+Result<StageResult> stage(const PlanOptions& options) {
+  auto root = app_root(options.app);
+  if (!root) return std::unexpected(root.error());
+  auto lock = lock_app_folder(*root, platform::LockMode::exclusive);
+  if (!lock) return std::unexpected(lock.error());
+  return detail::stage_locked(options, *root);
 }
 
 }  // namespace zcuda::stage

@@ -1,3 +1,4 @@
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/enum_words.hpp>
 #include <zcuda/base/json_text.hpp>
@@ -32,6 +33,9 @@ bool is_contained(const fs::path& p) {
   }
   return true;
 }
+
+// A target inside zcuda's own stage folder would let a journal move its own backups around.
+bool names_stage_folder(const fs::path& p) { return !p.empty() && ascii_lower(path_to_utf8(*p.begin())) == ".zcuda-stage"; }
 
 }  // namespace
 
@@ -118,7 +122,7 @@ Result<Journal> parse_journal(std::string_view text) {
       auto state = step_state(s.at("state").get<std::string>());
       if (!state) return bad("unknown step state");
       step.state = *state;
-      if (!is_contained(step.path) || (step.backup && !is_contained(*step.backup))) {
+      if (!is_contained(step.path) || (step.backup && !is_contained(*step.backup)) || names_stage_folder(step.path)) {
         return bad(fmt::format("a path leaves the folder ({})", generic_path_to_utf8(step.path)));
       }
       if (step.replaces != step.backup.has_value()) return bad("a replaced file has no backup path");

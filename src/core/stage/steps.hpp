@@ -18,6 +18,15 @@ void crash_point();
 std::filesystem::path temp_path(const std::filesystem::path& target);  // "<target>.zcuda-new"
 std::string utc_now(const char* format);
 
+// `file` lies inside `root` (by path; the stage area's links are refused separately).
+bool is_inside(const std::filesystem::path& file, const std::filesystem::path& root);
+// A copy of its own (never a link), for an original kept under a second name.
+Result<platform::PlaceMethod> copy_exact(const std::filesystem::path& source, const std::filesystem::path& target);
+
+// The step's backup still holds the original's bytes (its recorded digest): conflict otherwise,
+// so that unstage never "restores" bytes that are not the user's original.
+Status verify_backup(const std::filesystem::path& root, const Step& step);
+
 // What a step's target holds now.
 enum class Ownership {
   ours,      // the staged bytes: zcuda may remove it
@@ -35,6 +44,10 @@ Status undo_step(const std::filesystem::path& root, const Step& step, Ownership 
 // Undoes every step not yet restored, in reverse, recording progress in the journal, then
 // removes the stage folder (a kept/ folder stays).
 Status undo_all(const std::filesystem::path& root, Journal& journal, const std::optional<std::filesystem::path>& kept_dir, UnstageResult* counts);
+
+// stage() and unstage() with the folder's lock already held by the caller.
+Result<StageResult> stage_locked(const PlanOptions& options, const std::filesystem::path& root);
+Result<UnstageResult> unstage_locked(const std::filesystem::path& root, bool force);
 
 // recover(), moving targets that are the user's into `kept_dir` when given (unstage --force).
 Result<std::optional<Recovery>> recover_with(const std::filesystem::path& root, const std::optional<std::filesystem::path>& kept_dir);

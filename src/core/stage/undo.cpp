@@ -15,6 +15,7 @@
 #include <zcuda/platform/test_hooks.hpp>
 
 #include <zcuda/base/sha256.hpp>
+#include <zcuda/stage/folder_lock.hpp>
 #include "steps.hpp"
 
 namespace zcuda::stage {
@@ -22,10 +23,11 @@ namespace zcuda::stage {
 namespace fs = std::filesystem;
 
 namespace {
-// Removes `dir` and the empty folders under it; anything with files in it stays.
+// Removes `dir` and the empty folders under it; anything with files in it stays. Never through a
+// link: a planted one must not make zcuda remove folders elsewhere.
 void remove_empty_folders(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
+  if (platform::is_link(dir) || !fs::is_directory(fs::symlink_status(dir, ec))) return;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.is_directory(ec) && !entry.is_symlink(ec)) remove_empty_folders(entry.path());
   }
@@ -41,6 +43,36 @@ fs::path temp_path(const fs::path& target) {
   fs::path temp = target;
   temp += ".zcuda-new";
   return temp;
+}
+
+bool is_inside(const fs::path& file, const fs::path& root) {
+  const auto relative = file.lexically_normal().lexically_relative(root.lexically_normal());
+  return !relative.empty() && *relative.begin() != ".." && !relative.is_absolute();
+}
+
+Result<platform::PlaceMethod> copy_exact(const fs::path& source, const fs::path& target) {
+  std::error_code ec;
+  if (!fs::copy_file(source, target, fs::copy_options::none, ec) || ec) return std::unexpected(io_error("copy", source, ec));
+  return platform::PlaceMethod::copy;
+}
+
+Status verify_backup(const fs::path& root, const Step& step) {
+  if (!step.backup || !step.original_sha256) return {};  // journals of older zcuda recorded no digest
+  const fs::path backup = stage_dir(root) / *step.backup;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(backup, ec))) return {};
+  auto digest = sha256_file(backup);
+  if (!digest) return std::unexpected(digest.error());
+  if (*digest == *step.original_sha256) return {};
+  Error error{ErrorKind::conflict,
+              fmt::format("The backup of {} no longer holds the original bytes; nothing was restored", root / step.path),
+              fmt::format("Something changed the backup after staging (a hard link to it overwritten, an edit by hand). zcuda keeps "
+                          "every file as it is: compare {} with the original you expect and restore it by hand.",
+                          backup),
+              {}};
+  error.notes.push_back(fmt::format("recorded: {}", *step.original_sha256));
+  error.notes.push_back(fmt::format("backup now: {}", *digest));
+  return std::unexpected(std::move(error));
 }
 
 std::string utc_now(const char* format) {
@@ -108,6 +140,7 @@ Result<Ownership> classify_target(const fs::path& root, const Step& step) {
 Status undo_step(const fs::path& root, const Step& step, Ownership ownership, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
   const fs::path target = root / step.path;
   std::error_code ec;
+  if (auto real = check_real_path(root, step.path); !real) return real;
   fs::remove(temp_path(target), ec);  // a placement cut short; only zcuda writes that name
   const fs::path backup = step.backup ? stage_dir(root) / *step.backup : fs::path();
   bool has_backup = step.backup && fs::exists(fs::symlink_status(backup, ec));
@@ -148,6 +181,12 @@ Status undo_step(const fs::path& root, const Step& step, Ownership ownership, co
 }
 
 Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::path>& kept_dir, UnstageResult* counts) {
+  // Every backup is checked before the first change: a refusal keeps everything as it is.
+  for (const auto& step : journal.steps) {
+    if (step.state == StepState::restored) continue;
+    if (auto real = check_real_path(root, step.path); !real) return real;
+    if (auto kept = verify_backup(root, step); !kept) return kept;
+  }
   for (auto it = journal.steps.rbegin(); it != journal.steps.rend(); ++it) {
     if (it->state == StepState::restored) continue;
     auto ownership = classify_target(root, *it);
@@ -174,7 +213,12 @@ Status undo_all(const fs::path& root, Journal& journal, const std::optional<fs::
 
 }  // namespace detail
 
-Result<std::optional<Recovery>> recover(const fs::path& root) { return detail::recover_with(root, std::nullopt); }
+Result<std::optional<Recovery>> recover(const fs::path& root) {
+  auto lock = lock_app_folder(root, platform::LockMode::exclusive);
+  if (!lock) return std::unexpected(lock.error());
+  if (auto area = check_stage_area(root); !area) return std::unexpected(area.error());
+  return detail::recover_with(root, std::nullopt);
+}
 
 Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const std::optional<fs::path>& kept_dir) {
   auto journal = load_journal(root);
@@ -200,6 +244,14 @@ Result<std::optional<Recovery>> detail::recover_with(const fs::path& root, const
 Result<UnstageResult> unstage(const fs::path& app, bool force) {
   auto root = app_root(app);
   if (!root) return std::unexpected(root.error());
+  auto lock = lock_app_folder(*root, platform::LockMode::exclusive);
+  if (!lock) return std::unexpected(lock.error());
+  return detail::unstage_locked(*root, force);
+}
+
+Result<UnstageResult> detail::unstage_locked(const fs::path& given_root, bool force) {
+  if (auto area = check_stage_area(given_root); !area) return std::unexpected(area.error());
+  const std::optional<fs::path> root = given_root;
   UnstageResult result;
   result.root = *root;
   const fs::path kept_candidate = stage_dir(*root) / "kept" / detail::utc_now("{:%Y%m%dT%H%M%SZ}");
@@ -220,6 +272,8 @@ Result<UnstageResult> unstage(const fs::path& app, bool force) {
     if (!ownership) return std::unexpected(ownership.error());
     owners.push_back(*ownership);
     if (*ownership == detail::Ownership::users) changed.push_back(*root / step.path);
+    if (auto real = check_real_path(*root, step.path); !real) return std::unexpected(real.error());
+    if (auto kept = detail::verify_backup(*root, step); !kept) return std::unexpected(kept.error());
   }
   if (!changed.empty() && !force) {
     Error error{ErrorKind::conflict,

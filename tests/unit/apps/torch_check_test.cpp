@@ -21,11 +21,26 @@ using test::TempDir;
 TEST(TorchCheck, ReadsTheResultLine) {
   CheckRecord r;
   read_check_output(
-      "torch says hello\nZCUDA-TORCH-CHECK {\"status\": \"pass\", \"reason\": \"\", \"torch\": \"2.11.0\", \"libraries\": [\"/x/libcuda.so.1\"]}\n",
+      "torch says hello\nZCUDA-TORCH-CHECK {\"status\": \"pass\", \"reason\": \"\", \"torch\": \"2.11.0\", \"libraries\": [\"/x/libcuda.so.1\"], "
+      "\"cuda_available\": true, \"device\": \"AMD Radeon RX 7900 XTX [ZLUDA]\", \"comparisons\": [{\"name\": \"mm\", \"ok\": true, "
+      "\"max_relative_error\": 0.0001, \"tolerance\": 0.01}]}\n",
       "", 0, r);
-  EXPECT_EQ(r.status, CheckStatus::pass);
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.reason;
   EXPECT_EQ(r.facts["torch"], "2.11.0");
   EXPECT_EQ(r.facts["libraries"][0], "/x/libcuda.so.1");
+
+  // The marker alone, or facts that do not show CUDA working, are not a pass.
+  for (
+      const char* line :
+      {R"({"status": "pass", "reason": ""})",
+       R"({"status": "pass", "cuda_available": false, "device": "x", "comparisons": [{"ok": true, "max_relative_error": 0, "tolerance": 1}]})",
+       R"({"status": "pass", "cuda_available": true, "device": "x", "comparisons": []})",
+       R"({"status": "pass", "cuda_available": true, "device": "x", "comparisons": [{"ok": true, "max_relative_error": 0.5, "tolerance": 0.01}]})"}) {
+    CheckRecord claimed;
+    read_check_output(std::string("ZCUDA-TORCH-CHECK ") + line + "\n", "", 0, claimed);
+    EXPECT_EQ(claimed.status, CheckStatus::error) << line;
+    EXPECT_NE(claimed.reason.find("says pass, but"), std::string::npos) << claimed.reason;
+  }
 
   CheckRecord crashed;
   read_check_output("", "Traceback (most recent call last):\nOSError: [WinError 126] cublas64_11.dll\n", 1, crashed);
@@ -94,11 +109,13 @@ TEST(TorchCheck, RealVenvOverDebiansCpuTorch) {
   auto profiles = load(std::nullopt);
   ASSERT_TRUE(profiles);
   const fs::path python = dir / "venv" / "bin" / "python";
-  auto r = recognise(*profiles, Given{python, {"train.py"}, platform::Os::linux, true});
+  // Found by reading pyvenv.cfg and the base install's files: nothing is run to inspect it.
+  auto r = recognise(*profiles, Given{python, {"train.py"}, platform::Os::linux, false});
   ASSERT_FALSE(r.matches.empty());
   EXPECT_EQ(r.matches.front().profile.name, "pytorch");
   ASSERT_TRUE(r.torch);
-  EXPECT_EQ(r.torch->found_by, "asked the interpreter");
+  EXPECT_EQ(r.torch->found_by, "files (the base install, pyvenv.cfg)");
+  EXPECT_EQ(r.torch->package, fs::path("/usr/lib/python3/dist-packages/torch"));
   EXPECT_TRUE(r.torch->venv);
   EXPECT_FALSE(r.torch->cuda);
   const apps::Setup s = setup_for(r.matches.front(), platform::Os::linux, {});

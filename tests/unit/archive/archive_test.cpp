@@ -109,6 +109,47 @@ TEST_P(Extract, CancelledExtractionRemovesTheDestination) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+// A zip bomb: what is written is held to the limits as it comes (a header may understate it), and
+// the refusal leaves nothing behind.
+TEST_P(Extract, AnArchiveUnpackingFarBeyondItsSizeIsRefusedAndLeavesNothing) {
+  test::TempDir dir;
+  const fs::path file = dir / extension(GetParam());
+  test::write_archive(file, GetParam(), {test::file("zeros.bin", std::string(16u << 20, '\0'))});
+  ASSERT_LT(fs::file_size(file), 1u << 20);
+  ExtractOptions options;
+  options.limits.ratio_from = 1u << 20;
+  options.limits.max_ratio = 100;
+  auto r = extract(file, format_of(GetParam()), dir / "out", options);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::integrity);
+  EXPECT_NE(r.error().message.find("zip bomb"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // Within the default limits the same archive is fine (16 MiB is below where the ratio counts).
+  EXPECT_TRUE(extract(file, format_of(GetParam()), dir / "fine", ExtractOptions{}));
+}
+
+TEST_P(Extract, MoreEntriesOrBytesThanTheLimitsAreRefusedBeforeWriting) {
+  test::TempDir dir;
+  const fs::path file = dir / extension(GetParam());
+  std::vector<Spec> entries;
+  for (int i = 0; i < 30; ++i) entries.push_back(test::file(fmt::format("f{}.txt", i), std::string(100000, static_cast<char>('a' + i % 26))));
+  test::write_archive(file, GetParam(), entries);
+  ExtractOptions few;
+  few.limits.max_entries = 20;
+  auto r = extract(file, format_of(GetParam()), dir / "out", few);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::integrity);
+  EXPECT_NE(r.error().message.find("more than 20 entries"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  ExtractOptions small;
+  small.limits.max_bytes = 1u << 20;
+  auto big = extract(file, format_of(GetParam()), dir / "out", small);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().kind, ErrorKind::integrity);
+  EXPECT_NE(big.error().message.find("unpacks to more than"), std::string::npos) << big.error().message;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST_P(Extract, FullDiskFailsCleanly) {
   ZCUDA_REQUIRE_FILE_SIZE_LIMIT();
   test::TempDir dir;

@@ -1,5 +1,6 @@
 // What a launch does with the runtime's family (launch::prepare_launch on Windows-shaped folders
 // of the MinGW-built stand-ins): the compute capability the program sees and why.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,6 +12,7 @@
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/stage/stage.hpp>
 
 #include "family_parts.hpp"
 #include "support/temp_dir.hpp"
@@ -172,6 +174,48 @@ TEST_F(LaunchFamily, APatchedTorchLibTheProfileNamesIsChecked) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, ErrorKind::mixed_family);
   EXPECT_NE(refused.error().message.find("cublas64_11.dll"), std::string::npos) << refused.error().message;
+}
+
+// Staging (zcuda stage, a profile's placement, verify --app's) refuses what run refuses: upstream's
+// files placed beside lshqqytiger's leave the folder mixed for every later launch. Nothing changes.
+TEST_F(LaunchFamily, StagingUpstreamBesideTheOtherFamilyIsRefusedAndChangesNothing) {
+  put("lshqqytiger_cublas.dll", app / "cublas64_11.dll");
+  put("lshqqytiger_cusparse.dll", app / "cusparse64_11.dll");
+  auto files_of = [](const fs::path& folder) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::recursive_directory_iterator(folder)) names.push_back(entry.path().lexically_relative(folder).generic_string());
+    std::ranges::sort(names);
+    return names;
+  };
+  const auto before = files_of(app);
+  stage::PlanOptions staging;
+  staging.app = app / "app.exe";
+  staging.runtime_dir = upstream;
+  staging.os = Os::windows;
+  staging.all = true;
+  auto refused = stage::stage(staging);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::mixed_family);
+  EXPECT_NE(refused.error().message.find("cublas64_11.dll"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(files_of(app), before);
+
+  // A profile's name map into a patched torch/lib, as verify --app and run --profile place.
+  const fs::path torch_lib = dir.path() / "venv" / "Lib" / "site-packages" / "torch" / "lib";
+  put("lshqqytiger_cusparse.dll", torch_lib / "cusparse64_11.dll");
+  put("nvidia_cublas.dll", torch_lib / "cublas64_11.dll");
+  stage::PlanOptions mapped;
+  mapped.app = torch_lib;
+  mapped.runtime_dir = upstream;
+  mapped.os = Os::windows;
+  mapped.names = {{"cublas64_11.dll", "cublas64_11.dll", std::nullopt}};
+  auto refused_map = stage::stage(mapped);
+  ASSERT_FALSE(refused_map);
+  EXPECT_EQ(refused_map.error().kind, ErrorKind::mixed_family);
+  EXPECT_FALSE(fs::exists(torch_lib / ".zcuda-stage"));
+
+  // The same family stages.
+  staging.runtime_dir = lshqqytiger;
+  EXPECT_TRUE(stage::stage(staging));
 }
 
 TEST_F(LaunchFamily, AnUnknownRuntimeDoesNotBlockByItself) {

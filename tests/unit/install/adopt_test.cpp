@@ -29,6 +29,14 @@ void write(const fs::path& file, const std::string& text) {
 
 std::string read(const fs::path& file) { return platform::read_file(file, 1u << 20).value(); }
 
+// A file that starts as a shared library does: adoption refuses a driver that is not one.
+std::string elf_like(const std::string& text) {
+  return std::string(
+             "\x7f"
+             "ELF") +
+         std::string(60, '\x02') + text;
+}
+
 // An application's ZLUDA folder as SD.Next leaves it (.zluda), Linux names.
 struct Fixture {
   test::TempDir dir;
@@ -38,7 +46,7 @@ struct Fixture {
   Fixture() {
     home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     app_zluda = dir / "sdnext" / ".zluda";
-    write(app_zluda / "libcuda.so.1", "driver bytes");
+    write(app_zluda / "libcuda.so.1", elf_like("driver bytes"));
     write(app_zluda / "libcublas.so.12", "cublas bytes");
     write(app_zluda / "trace" / "libcuda.so.1", "trace shim");
   }
@@ -110,6 +118,35 @@ TEST(Adopt, RefusesAFolderWithoutZludaAndATakenName) {
   auto reserved = adopt(f.app_zluda, "native", f.home, Os::linux);
   ASSERT_FALSE(reserved);
   EXPECT_EQ(reserved.error().kind, ErrorKind::usage);
+}
+
+// A driver that is no library (empty, or a link to a file outside the folder such as
+// /etc/passwd) is no runtime whatever its name; an application's whole tree is not a ZLUDA folder.
+TEST(Adopt, RefusesADriverThatIsNoLibraryALinkOutsideAndAHugeTree) {
+  Fixture f;
+  write(f.dir / "empty" / "libcuda.so.1", "");
+  auto empty = adopt(f.dir / "empty", "empty", f.home, Os::linux);
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(empty.error().message.find("not a shared library"), std::string::npos) << empty.error().message;
+
+#ifndef _WIN32
+  write(f.dir / "linked" / "libcublas.so.12", elf_like("cublas"));
+  write(f.dir / "secret", elf_like("not yours"));
+  fs::create_symlink(f.dir / "secret", f.dir / "linked" / "libcuda.so.1");
+  auto linked = adopt(f.dir / "linked", "linked", f.home, Os::linux);
+  ASSERT_FALSE(linked);
+  EXPECT_EQ(linked.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(linked.error().message.find("outside the folder"), std::string::npos) << linked.error().message;
+#endif
+
+  write(f.dir / "huge" / "libcuda.so.1", elf_like("driver"));
+  for (int i = 0; i < 5100; ++i) write(f.dir / "huge" / "data" / std::to_string(i / 100) / std::to_string(i), "x");
+  auto huge = adopt(f.dir / "huge", "huge", f.home, Os::linux);
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().kind, ErrorKind::invalid_input);
+  EXPECT_NE(huge.error().message.find("more than 5000 entries"), std::string::npos) << huge.error().message;
+  EXPECT_FALSE(fs::exists(f.home.installs() / "zluda" / "huge.receipt.json"));
 }
 
 TEST(Adopt, UsableByNameInBenchAndVerifyAndChangesAreNoticed) {

@@ -63,6 +63,23 @@ TEST(Process, StderrTailDoesNotWaitForAGrandchildHoldingThePipe) {
   EXPECT_NE(r->err_tail.find("boom"), std::string::npos) << r->err_tail;
 }
 
+// Captured streams: a grandchild that outlives the child holds the pipes; what the child wrote
+// comes back soon after it ended (the grandchild's group is ended, as Windows ends the job),
+// instead of waiting out the timeout and losing it.
+TEST(Process, CaptureDoesNotWaitForAGrandchildHoldingThePipes) {
+  test::TempDir dir;
+  ProcessSpec spec = child({"out", "the result\n", "spawn", "20000", (dir / "late").string(), "exit", "0"});
+  spec.streams = StreamMode::capture;
+  spec.timeout = std::chrono::seconds(60);
+  const auto started = std::chrono::steady_clock::now();
+  auto r = run_process(spec);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->timed_out);
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(r->out, "the result\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
 TEST(Process, CapturesStreamsAndExitCode) {
   auto r = run_process(child({"out", "out\n", "err", "err\n", "exit", "7"}));
   ASSERT_TRUE(r) << r.error().message;
