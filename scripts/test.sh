@@ -8,22 +8,30 @@
 # day-to-day work: cmake --preset dev && cmake --build --preset dev && ctest --preset dev.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Compiles go through ccache where it is installed (CMakeLists.txt; scripts/install-deps.sh installs
+# it). Its cache lives outside the clone and persists between runs on one machine; paths are hashed
+# relative to this clone, so another clone of the same sources (CI's) reuses what was compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+started=$(date +%s)
+phase() { echo "== $1 ($(( $(date +%s) - started )) s so far)"; }
 
-echo "== format (scripts/check-format.sh)"
+phase "format (scripts/check-format.sh)"
 scripts/check-format.sh || { rc=$?; [[ ${rc} -eq 77 ]] || exit ${rc}; }
 
 preset=asan
-echo "== ${preset}: configure and build"
+phase "${preset}: configure and build"
 cmake --preset "${preset}" >/dev/null
 cmake --build --preset "${preset}"
-echo "== ${preset}: test"
+phase "${preset}: test"
 ctest --preset "${preset}"
 
 preset=workloads
-echo "== ${preset}: configure and build rl-train (docs/workload.md)"
+phase "${preset}: configure and build rl-train (docs/workload.md)"
 cmake --preset "${preset}" >/dev/null
 cmake --build --preset "${preset}"
-echo "== ${preset}: test"
+phase "${preset}: test"
 ctest --preset "${preset}"
 
+phase "windows (scripts/test-windows.sh)"
 ./scripts/test-windows.sh
+phase "done"

@@ -3,6 +3,7 @@
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

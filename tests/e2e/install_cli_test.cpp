@@ -16,6 +16,7 @@
 #include "support/run_command.hpp"
 #include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

@@ -20,6 +20,7 @@
 #include "support/test_hooks.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 

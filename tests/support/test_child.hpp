@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <zcuda/base/path_text.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 

@@ -112,9 +112,12 @@ Result<StageResult> apply(Plan plan) {
     if (p.replaces) {
       // The original's digest is recorded so that a backup changed since (through a link, by
       // hand) is never restored as if it were the original (undo's verify_backup).
-      auto original = sha256_file(plan.root / p.relative);
-      if (!original) return std::unexpected(original.error());
-      step.original_sha256 = *original;
+      // An original that is itself a link is backed up as the link; its target is not its bytes.
+      if (!platform::is_link(plan.root / p.relative)) {
+        auto original = sha256_file(plan.root / p.relative);
+        if (!original) return std::unexpected(original.error());
+        step.original_sha256 = *original;
+      }
       step.backup = fs::path("backup") / p.relative;
       ++result.replaced;
     }

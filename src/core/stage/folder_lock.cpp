@@ -42,8 +42,16 @@ Status check_stage_area(const fs::path& root) {
     return fail(ErrorKind::invalid_input, fmt::format("{} is not a folder", dir), "zcuda keeps its stage state there; move the file away.");
   }
   // The stage area is small (a journal, the backups of a few libraries): every entry is checked.
+  // A link to a folder (or a junction) would make renames and clean-ups reach outside; the journal
+  // as a link would be read from elsewhere. A link to a file is harmless to move (the rename moves
+  // the link itself), and is how an original that was a link is backed up.
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (platform::is_link(it->path())) return std::unexpected(planted_link(it->path(), root));
+    if (!platform::is_link(it->path())) continue;
+    std::error_code target_ec;
+    const bool to_folder = fs::is_directory(fs::status(it->path(), target_ec));
+    if (to_folder || it->path() == journal_path(root) || it->path().parent_path() == dir) {
+      return std::unexpected(planted_link(it->path(), root));
+    }
   }
   if (ec) return std::unexpected(io_error("list", dir, ec));
   return {};

@@ -57,10 +57,15 @@ Result<platform::PlaceMethod> copy_exact(const fs::path& source, const fs::path&
 }
 
 Status verify_backup(const fs::path& root, const Step& step) {
-  if (!step.backup || !step.original_sha256) return {};  // journals of older zcuda recorded no digest
+  // Journals of older zcuda recorded no digest, nor does a stage for an original that was a link.
+  if (!step.backup || !step.original_sha256) return {};
   const fs::path backup = stage_dir(root) / *step.backup;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(backup, ec))) return {};
+  if (platform::is_link(backup)) {
+    return fail(ErrorKind::conflict, fmt::format("The backup of {} is now a link; nothing was restored", root / step.path),
+                fmt::format("zcuda backed up a file there, not a link. Check {} and restore the original by hand.", backup));
+  }
   auto digest = sha256_file(backup);
   if (!digest) return std::unexpected(digest.error());
   if (*digest == *step.original_sha256) return {};

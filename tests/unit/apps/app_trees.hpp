@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 

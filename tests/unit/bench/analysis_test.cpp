@@ -8,6 +8,7 @@
 
 #include <zcuda/bench/analysis.hpp>
 #include <zcuda/platform/files.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::bench {
 namespace {

@@ -14,6 +14,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::bench {
 namespace {

@@ -5,6 +5,7 @@
 #include <zcuda/platform/files.hpp>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::bench {
 namespace {

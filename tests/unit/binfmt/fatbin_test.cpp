@@ -7,6 +7,7 @@
 #include "binfmt/section_builder.hpp"
 #include "fatbin.hpp"  // src/probe: the PTX fatbin the probe builds, byte for byte as NVIDIA's fatbinary
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "binfmt/section_builder.hpp"
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 

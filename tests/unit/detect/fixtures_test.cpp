@@ -7,6 +7,7 @@
 #include <zcuda/detect/detect.hpp>
 
 #include "detect_test_util.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::detect {
 namespace {

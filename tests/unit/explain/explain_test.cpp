@@ -10,6 +10,7 @@
 #include <zcuda/platform/files.hpp>
 
 #include <fmt/format.h>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/family/family.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::family {
 

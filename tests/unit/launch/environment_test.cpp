@@ -11,6 +11,7 @@
 
 #include "plan_fixture.hpp"
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::launch {
 namespace {

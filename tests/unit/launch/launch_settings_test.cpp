@@ -4,6 +4,7 @@
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/launch/detected.hpp>
 #include <zcuda/stage/catalogue.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::launch {
 namespace {

@@ -7,6 +7,7 @@
 #include <zcuda/base/path_text.hpp>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::launch {
 namespace {

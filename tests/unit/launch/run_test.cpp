@@ -9,6 +9,7 @@
 
 #include "support/stage_fixture.hpp"
 #include "support/test_child.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

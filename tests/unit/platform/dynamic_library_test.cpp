@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <zcuda/platform/dynamic_library.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::platform {
 namespace {

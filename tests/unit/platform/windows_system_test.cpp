@@ -12,6 +12,7 @@
 #include <zcuda/platform/windows_system.hpp>
 
 #include "support/registry_scratch.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::platform {
 namespace {

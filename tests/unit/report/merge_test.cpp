@@ -8,6 +8,7 @@
 #include <zcuda/verify/verify.hpp>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::report {
 namespace {

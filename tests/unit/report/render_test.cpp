@@ -6,6 +6,7 @@
 #include <zcuda/report/report.hpp>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::report {
 namespace {

@@ -6,6 +6,7 @@
 #include <zcuda/stage/plan.hpp>
 
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::stage {
 namespace {

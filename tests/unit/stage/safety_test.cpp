@@ -10,6 +10,7 @@
 #include <zcuda/stage/stage.hpp>
 
 #include "support/stage_fixture.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

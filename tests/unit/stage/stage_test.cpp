@@ -8,6 +8,7 @@
 #include <zcuda/fetch/fetch.hpp>
 
 #include "support/stage_fixture.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {

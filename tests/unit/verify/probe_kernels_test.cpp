@@ -12,6 +12,7 @@
 #include "fatbin.hpp"
 #include "ptx_kernels.hpp"
 #include "support/temp_dir.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::probe {
 namespace {

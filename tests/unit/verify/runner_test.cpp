@@ -14,6 +14,7 @@
 
 #include "support/temp_dir.hpp"
 #include "support/test_child.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::verify {
 namespace {

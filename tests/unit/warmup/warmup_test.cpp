@@ -9,6 +9,7 @@
 #include "binfmt/section_builder.hpp"
 #include "sandbox.hpp"
 #include "support/test_child.hpp"
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {
