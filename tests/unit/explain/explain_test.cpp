@@ -72,18 +72,18 @@ const std::vector<RealMessage>& real_messages() {
        "error 5"},
       // https://github.com/vosen/ZLUDA/issues/55
       {"redirect-dll-init-failed",
-       "An error occurred while displaying \"D: \\ zluda \\ ZLUDA \\ target \\ release \\ zluda redirect.Dll The dynamic link library "
-       "(DLL) initialization routine failed\"",
-       "32-bit"},
+       "An error occurred while displaying \"D: \\ zluda \\ ZLUDA \\ target \\ release \\ zluda redirect.Dll The dynamic link library (DLL) "
+       "initialization routine failed\"",
+       "zluda_redirect.dll"},
       // https://github.com/pytorch/pytorch/pull/91436
       {"cublaslt-not-supported",
        "RuntimeError: 0CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasLtMatmul with transpose_mat1 1 transpose_mat2 0 m 16 n "
        "16384 k 48 mat1_ld 48",
        "cublasLtMatmul"},
-      // https://github.com/lshqqytiger/ZLUDA/issues/104
+      // https://github.com/githubcto/FramePack-ZLUDA/issues/1
       {"cublas-not-supported",
-       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, "
-       "&beta, c, ldc)`",
+       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, "
+       "c, ldc)`",
        "cublasSgemm"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/164
       {"cudnn-miopen-failed", "!!! Exception during processing !!! GET was unable to find an engine to execute this computation", "MIOpen"},
@@ -108,10 +108,10 @@ const std::vector<RealMessage>& real_messages() {
       // https://github.com/vladmandic/sdnext/issues/3910
       {"zluda-nvcuda-load-failed",
        "08:52:06-241924 WARNING  Failed to load ZLUDA: Could not find module 'C:\\Documents\\SD\\sdnext\\.zluda\\nvcuda.dll' (or one", "nvcuda.dll"},
-      // https://github.com/vladmandic/sdnext/issues/3140
+      // https://github.com/patientx/ComfyUI-Zluda/issues/9
       {"nvrtc-load-failed",
        "OSError: [WinError 126] The specified module could not be found. Error loading "
-       "\"C:\\sdnext\\venv\\lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.",
+       "\"E:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.",
        "caffe2_nvrtc.dll"},
       // https://github.com/vladmandic/sdnext/issues/2880
       {"torch-lib-patched-dll-load-failed",
@@ -128,8 +128,8 @@ const std::vector<RealMessage>& real_messages() {
        "gfx1102"},
       // https://github.com/vosen/ZLUDA/issues/604
       {"cublas-arch-feature-absent", "CUDA error: the function requires an architectural feature absent from the device", "architectural feature"},
-      // https://github.com/lshqqytiger/ZLUDA/issues/81
-      {"miopen-database-path", "Cannot open database file:C:\\Users\\<non-ASCII>\\.miopen\\…", "non-ASCII"},
+      // https://github.com/ROCm/rocm-libraries/issues/11903
+      {"miopen-database-path", "MIOpen Error: ... Cannot open database file:C:\\Users\\陈鹏宇\\.miopen\\cache\\...\\gfx1200_16.ukdb", "non-ASCII"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/360
       {"antivirus-quarantine", "[ERROR] Can't detect zluda.exe inside .\\zluda directory.", "Antivirus"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/463
