@@ -234,6 +234,14 @@ const std::vector<RealMessage>& real_messages() {
       {"therock-clang-layout", "ROCm clang not found under C:\\TheRock\\build\\bin", "TheRock"},
       // https://github.com/vladmandic/sdnext/issues/2912
       {"torch-memory-stats-invalid-argument", "RuntimeError: invalid argument to reset_peak_memory_stats", "memory monitor"},
+      // https://github.com/NixOS/nixpkgs/issues/308206
+      {"ollama-amdgpu-version-file-missing",
+       "May 01 11:05:13 viper ollama[283307]: time=2024-05-01T11:05:13.123+03:00 level=WARN source=amd_linux.go:53 msg=\"ollama recommends running "
+       "the https://www.amd.com/en/support/linux-drivers: amdgpu version file missing: /sys/module/amdgpu/version stat /sys/module/amdgpu/version: "
+       "no such file or directory\"",
+       "version file"},
+      // https://github.com/ROCm/TheRock/issues/1062
+      {"hipblaslt-unsupported-gpu-target", "[hipBLASLt configure]   Unsupported GPU target: gfx1102", "gfx1102"},
   };
   return rows;
 }
