@@ -73,18 +73,18 @@ const std::vector<RealMessage>& real_messages() {
        "error 5"},
       // https://github.com/vosen/ZLUDA/issues/55
       {"redirect-dll-init-failed",
-       "An error occurred while displaying \"D: \\ zluda \\ ZLUDA \\ target \\ release \\ zluda redirect.Dll The dynamic link library "
-       "(DLL) initialization routine failed\"",
-       "32-bit"},
+       "An error occurred while displaying \"D: \\ zluda \\ ZLUDA \\ target \\ release \\ zluda redirect.Dll The dynamic link library (DLL) "
+       "initialization routine failed\"",
+       "zluda_redirect.dll"},
       // https://github.com/pytorch/pytorch/pull/91436
       {"cublaslt-not-supported",
        "RuntimeError: 0CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasLtMatmul with transpose_mat1 1 transpose_mat2 0 m 16 n "
        "16384 k 48 mat1_ld 48",
        "cublasLtMatmul"},
-      // https://github.com/lshqqytiger/ZLUDA/issues/104
+      // https://github.com/githubcto/FramePack-ZLUDA/issues/1
       {"cublas-not-supported",
-       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, "
-       "&beta, c, ldc)`",
+       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, "
+       "c, ldc)`",
        "cublasSgemm"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/164
       {"cudnn-miopen-failed", "!!! Exception during processing !!! GET was unable to find an engine to execute this computation", "MIOpen"},
@@ -109,10 +109,10 @@ const std::vector<RealMessage>& real_messages() {
       // https://github.com/vladmandic/sdnext/issues/3910
       {"zluda-nvcuda-load-failed",
        "08:52:06-241924 WARNING  Failed to load ZLUDA: Could not find module 'C:\\Documents\\SD\\sdnext\\.zluda\\nvcuda.dll' (or one", "nvcuda.dll"},
-      // https://github.com/vladmandic/sdnext/issues/3140
+      // https://github.com/patientx/ComfyUI-Zluda/issues/9
       {"nvrtc-load-failed",
        "OSError: [WinError 126] The specified module could not be found. Error loading "
-       "\"C:\\sdnext\\venv\\lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.",
+       "\"E:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\torch\\lib\\caffe2_nvrtc.dll\" or one of its dependencies.",
        "caffe2_nvrtc.dll"},
       // https://github.com/vladmandic/sdnext/issues/2880
       {"torch-lib-patched-dll-load-failed",
@@ -129,12 +129,120 @@ const std::vector<RealMessage>& real_messages() {
        "gfx1102"},
       // https://github.com/vosen/ZLUDA/issues/604
       {"cublas-arch-feature-absent", "CUDA error: the function requires an architectural feature absent from the device", "architectural feature"},
-      // https://github.com/lshqqytiger/ZLUDA/issues/81
-      {"miopen-database-path", "Cannot open database file:C:\\Users\\<non-ASCII>\\.miopen\\…", "non-ASCII"},
+      // https://github.com/ROCm/rocm-libraries/issues/11903
+      {"miopen-database-path", "MIOpen Error: ... Cannot open database file:C:\\Users\\陈鹏宇\\.miopen\\cache\\...\\gfx1200_16.ukdb", "non-ASCII"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/360
       {"antivirus-quarantine", "[ERROR] Can't detect zluda.exe inside .\\zluda directory.", "Antivirus"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/463
       {"zluda-family-mismatch", "[ERROR] Detected ZLUDA version: expected ERROR: Could not call zluda_get_nightly_flag:", "zluda_get_nightly_flag"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu-forge/issues/36
+      {"cuda-operation-not-supported", "RuntimeError: CUDA error: operation not supported", "operation not supported"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/41
+      {"zluda-basic-operation-test-failed", "ZLUDA device failed to pass basic operation test: index=0, device_name=AMD Radeon RX 6800 XT [ZLUDA]",
+       "basic operation test"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/5
+      {"zluda-load-failed-list-index", "Failed to load ZLUDA: list index out of range", "list index out of range"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/552
+      {"using-cpu-only-torch", "Using CPU-only torch", "CPU-only"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/656
+      {"zluda-install-http-404", "Failed to install ZLUDA: HTTP Error 404: Not Found", "404"},
+      // https://github.com/githubcto/FramePack-ZLUDA/issues/3
+      {"flash-attention-unknown-device-type", "Flash attention setup failed: Unknown Device Type", "Flash attention"},
+      // https://github.com/ollama/ollama/issues/8770
+      {"ollama-runner-exit-status-2", "Error: llama runner process has terminated: exit status 2", "status 2"},
+      // https://github.com/ollama/ollama/issues/4334
+      {"ollama-runner-access-violation",
+       "time=2024-05-10T22:52:42.838-04:00 level=ERROR source=sched.go:339 msg=\"error loading llama server\" error=\"llama runner process has "
+       "terminated: exit status 0xc0000005 \"",
+       "0xc0000005"},
+      // https://github.com/ollama/ollama/issues/3107
+      {"ollama-runner-no-gpu-code", "Error: llama runner process has terminated: exit status 0xc0000409 CUDA error: invalid device function",
+       "0xc0000409"},
+      // https://github.com/likelovewant/ollama-for-amd/issues/67
+      {"ollama-two-servers",
+       "Error: POST predict: Post \"http://127.0.0.1:51389/completion\": read tcp 127.0.0.1:51391->127.0.0.1:51389: wsarecv: An existing connection "
+       "was forcibly closed by the remote host.",
+       "two ollama.exe"},
+      // https://github.com/ollama/ollama/issues/4099
+      {"ollama-amdgpu-not-supported-override",
+       "time=2024-05-02T12:17:03.657Z level=WARN source=amd_linux.go:116 msg=\"amdgpu [0] gfx1103 is not supported by /tmp/ollama2145067703/rocm "
+       "[gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942]\"",
+       "gfx1103"},
+      // https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/4
+      {"ollama-gfx-xnack-suffix", "Ryzen 7 4700u - gfx90c:xnack- not supported supported_types=\"[gfx1030 gfx1100 gfx1101 gfx1102 gfx906 gfx90c]\"",
+       "gfx90c:xnack-"},
+      // https://github.com/ggml-org/llama.cpp/issues/22013
+      {"ggml-rocm-invalid-device-function", "ROCm error: invalid device function", "llama.cpp"},
+      // https://github.com/vosen/ZLUDA/issues/325
+      {"blender-cuda-invalid-context",
+       "Invalid context in cuStreamCreate(&cuda_stream_, CU_STREAM_NON_BLOCKING) "
+       "(C:\\Users\\blender\\git\\blender-v420\\blender.git\\intern\\cycles\\device\\cuda\\queue.cpp:21)",
+       "Blender"},
+      // https://github.com/vosen/ZLUDA/issues/226
+      {"blender-cycles-kernel-dll-missing",
+       "Code execution cannot continue because cycles_kernel_oneapi_aot.dll was not found. For solving trying to reinstall the software",
+       "cycles_kernel_oneapi_aot.dll"},
+      // https://github.com/woct0rdho/triton-windows/issues/83
+      {"triton-python-libs-missing",
+       "H:\\ComfyUI128\\python_embeded\\Lib\\site-packages\\triton\\windows_utils.py:254: UserWarning: Failed to find Python libs.", "Triton"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/140
+      {"clang-no-visual-studio",
+       "clang: warning: unable to find a Visual Studio installation; try running Clang from a developer command prompt [-Wmsvc-not-found]",
+       "Visual Studio"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/2363
+      {"hip-sdk-installer-error-215", "AMD ROCm Windows Installation Error 215", "215"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/6285
+      {"hip-path-stale", "HIP version file: \"/opt/rocm-7.2.3/hip/share/hip/version\" not found", "HIP_PATH"},
+      // https://github.com/BeTheRobotSD/sdxl-comfyui-ultimate-workflow/issues/1
+      {"curl-schannel-revocation",
+       "curl: (35) schannel: next InitializeSecurityContext failed: Unknown error (0x80092013) - The revocation function was unable to check "
+       "revocation because the revocation server was offline.",
+       "revocation"},
+      // https://github.com/vladmandic/sdnext/issues/4035
+      {"cublaslt-heuristic-invalid-value",
+       "20:45:47-004750 ERROR    Prompt parser encode: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasLtMatmulAlgoGetHeuristic( "
+       "ltHandle, computeDesc.descriptor(), Adesc.descriptor(), Bdesc.descriptor(),",
+       "cuBLASLt"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/85
+      {"forge-hipsdk-not-defined", "Failed to install ZLUDA: name 'HIPSDK' is not defined", "HIPSDK"},
+      // https://github.com/lllyasviel/stable-diffusion-webui-forge/issues/2191
+      {"forge-upstream-device-not-supported",
+       "RuntimeError: Your device does not support the current version of Torch/CUDA! Consider download another version", "Upstream Forge"},
+      // https://github.com/LykosAI/StabilityMatrix/issues/692
+      {"sdnext-directml-install-skips-hip", "10:27:18-836918 WARNING  ZLUDA failed to initialize: no HIP SDK found", "DirectML"},
+      // https://github.com/vosen/ZLUDA/issues/246
+      {"gpu-out-of-memory", "!!! Exception during processing!!! CUDA out of memory. Tried to allocate 22.15 GiB. GPU", "out of memory"},
+      // https://github.com/Comfy-Org/ComfyUI/issues/1781
+      {"comfyui-vae-tiled-retry", "Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.", "tiles"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/461
+      {"cudnn-frontend-no-execution-plans", "RuntimeError: cuDNN Frontend error: [cudnn_frontend] Error: No execution plans support the graph.",
+       "no execution plans"},
+      // https://github.com/Comfy-Org/ComfyUI/pull/2829
+      {"cuda-named-symbol-not-found", "CUDA error: named symbol not found", "named symbol"},
+      // https://github.com/lshqqytiger/ZLUDA/issues/95
+      {"miopen-not-implemented", "YOLO11 cuDNN error on ZLUDA nightly 3.9.2 (miopenStatusNotImplemented)", "MIOpen"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/565
+      {"cufft-internal-error", "[Bug]: CUFFT_INTERNAL_ERROR on ZLUDA when using inpaint+lama", "cuFFT"},
+      // https://github.com/ROCm/MIOpen/issues/1606
+      {"miopen-missing-system-db",
+       "MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_40.kdb Performance may degrade. Please follow instructions to "
+       "install: https://github.com/ROCmSoftwarePlatform/MIOpen#installing-miopen-kernels-package",
+       "kernel database"},
+      // https://github.com/ROCm/MIOpen/issues/109
+      {"miopen-perfdb-unreadable",
+       "MIOpen(HIP): Warning [FindRecordUnsafe] File is unreadable: /opt/rocm/miopen/share/miopen/db/gfx803_32.cd.pdb.txt", "performance database"},
+      // https://github.com/0xShug0/audio.cpp/pull/160
+      {"therock-clang-layout", "ROCm clang not found under C:\\TheRock\\build\\bin", "TheRock"},
+      // https://github.com/vladmandic/sdnext/issues/2912
+      {"torch-memory-stats-invalid-argument", "RuntimeError: invalid argument to reset_peak_memory_stats", "memory monitor"},
+      // https://github.com/NixOS/nixpkgs/issues/308206
+      {"ollama-amdgpu-version-file-missing",
+       "May 01 11:05:13 viper ollama[283307]: time=2024-05-01T11:05:13.123+03:00 level=WARN source=amd_linux.go:53 msg=\"ollama recommends running "
+       "the https://www.amd.com/en/support/linux-drivers: amdgpu version file missing: /sys/module/amdgpu/version stat /sys/module/amdgpu/version: "
+       "no such file or directory\"",
+       "version file"},
+      // https://github.com/ROCm/TheRock/issues/1062
+      {"hipblaslt-unsupported-gpu-target", "[hipBLASLt configure]   Unsupported GPU target: gfx1102", "gfx1102"},
   };
   return rows;
 }
