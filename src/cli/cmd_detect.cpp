@@ -58,7 +58,8 @@ std::string render_backends(const Advices& advices, const ui::Style& s) {
     const std::string pytorch = a.pytorch == Backend::native_rocm ? s.green("native ROCm PyTorch")
                                 : a.pytorch == Backend::zluda     ? s.yellow("ZLUDA")
                                                                   : s.red("none known");
-    out += fmt::format("    PyTorch applications: {} [{}]\n      {}\n", pytorch, a.pytorch_basis, a.pytorch_reason);
+    out += fmt::format("    PyTorch applications: {}{}\n      {}\n", pytorch, a.pytorch == Backend::native_rocm ? " [" + a.pytorch_basis + "]" : "",
+                       a.pytorch_reason);
     if (!a.pytorch_install.empty()) {
       std::vector<std::string> words;
       for (const auto& w : a.pytorch_install) words.push_back(shell_word(w));
@@ -196,7 +197,8 @@ CommandRun setup_detect(CLI::App& sub) {
       installed = launch::installed_runtime(context.home, platform::current_os());
     }
     // What serves each AMD GPU, from manifests/backends.json (docs/backends.md).
-    Advices advices = backends::embedded_table().transform([&](const backends::Table* table) { return backends::advise(*profile, *table); });
+    auto table = backends::embedded_table();
+    Advices advices = table ? Advices(backends::advise(*profile, **table)) : Advices(std::unexpected(table.error()));
     CommandOutput output;
     output.json = *profile;
     if (installed) output.json["zluda_runtime"] = installed_json(*installed);

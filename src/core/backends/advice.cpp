@@ -141,9 +141,10 @@ Advice advise_gfx(std::string_view gfx, platform::Os os, const Table& table) {
   } else {
     a.pytorch = Backend::none;
     a.pytorch_basis = "none";
-    a.pytorch_reason = rocm && rocm->status != RocmStatus::none
-                           ? fmt::format("{}, with no PyTorch wheel for it, and no ZLUDA family is known to serve it there", therock)
-                           : fmt::format("no source names a native ROCm PyTorch or a ZLUDA for {} on {}", arch->gfx, where);
+    a.pytorch_reason =
+        rocm && rocm->status != RocmStatus::none
+            ? fmt::format("{}, with no PyTorch wheel for it, and no ZLUDA family is known to serve it there", therock)
+            : fmt::format("TheRock's SUPPORTED_GPUS.md does not list {}, and no ZLUDA family is known to serve it on {}", arch->gfx, where);
   }
   if (rocm && !rocm->note.empty()) a.notes.push_back(rocm->note);
   if (a.pytorch == Backend::native_rocm) native_install(a, table, arch->gfx);
@@ -165,7 +166,7 @@ Advice advise_gfx(std::string_view gfx, platform::Os os, const Table& table) {
     a.cuda_only = Backend::zluda;
     std::vector<std::string> words;
     for (const auto& z : setups) words.push_back(setup_words(z));
-    a.cuda_only_reason = fmt::format("CUDA-only programs need ZLUDA: {}", fmt::join(words, "; or "));
+    a.cuda_only_reason = fmt::format("through {}", fmt::join(words, "; or "));
   }
   if (os == platform::Os::windows) {
     hip_sdk_notes(a, *arch, table);

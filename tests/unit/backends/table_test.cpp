@@ -75,7 +75,7 @@ TEST(BackendsTable, ReadsWhatTheSourcesSay) {
   const Channel* nightly = t.channel(t.advice_channel);
   ASSERT_NE(nightly, nullptr);
   EXPECT_EQ(nightly->index_url, "https://rocm.nightlies.amd.com/whl-multi-arch/");
-  EXPECT_EQ(nightly->min_driver, std::nullopt) << "no source names a minimum driver: unknown";
+  EXPECT_FALSE(nightly->min_driver.has_value()) << "no source names a minimum driver: unknown";
 }
 
 TEST(BackendsTable, TheMinimalTableValidates) {
