@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <zcuda/backends/backends.hpp>
 #include <zcuda/detect/detect.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/runtime_family.hpp>
@@ -39,7 +40,41 @@ nlohmann::json installed_json(const InstalledRuntime& installed) {
   return {{"version", r.version}, {"dir", path_to_utf8(r.dir)}, {"family", family::to_json(r.family)}};
 }
 
-std::string render(const detect::Profile& p, const std::optional<InstalledRuntime>& installed, const ui::Style& s) {
+using Advices = Result<std::vector<backends::Advice>>;
+
+// A pip argument as a shell takes it: extras in brackets quoted.
+std::string shell_word(const std::string& word) { return word.find('[') == std::string::npos ? word : "\"" + word + "\""; }
+
+// The Backends section: per AMD GPU, what serves PyTorch applications and CUDA-only programs, why,
+// and the sources (docs/backends.md).
+std::string render_backends(const Advices& advices, const ui::Style& s) {
+  std::string out = "\n" + s.bold("Backends") + "\n";
+  if (!advices) return out + "  " + ui::notice_text(s, ui::NoticeKind::error, advices.error().message) + "\n";
+  if (advices->empty()) return out + "  no AMD GPU\n";
+  for (const auto& a : *advices) {
+    using backends::Backend;
+    out += fmt::format("  {}{} ({}), {}\n", a.hip_index ? fmt::format("#{} ", *a.hip_index) : "", a.gpu, a.gfx.empty() ? "gfx unknown" : a.gfx,
+                       a.os == platform::Os::windows ? "Windows" : "Linux");
+    const std::string pytorch = a.pytorch == Backend::native_rocm ? s.green("native ROCm PyTorch")
+                                : a.pytorch == Backend::zluda     ? s.yellow("ZLUDA")
+                                                                  : s.red("none known");
+    out += fmt::format("    PyTorch applications: {}{}\n      {}\n", pytorch, a.pytorch == Backend::native_rocm ? " [" + a.pytorch_basis + "]" : "",
+                       a.pytorch_reason);
+    if (!a.pytorch_install.empty()) {
+      std::vector<std::string> words;
+      for (const auto& w : a.pytorch_install) words.push_back(shell_word(w));
+      out += fmt::format("      in a venv of its own: pip install {}{}\n", fmt::join(words, " "),
+                         a.python ? fmt::format(" (Python {})", fmt::join(*a.python, ", ")) : "");
+    }
+    out += fmt::format("    CUDA-only programs: {}\n      {}\n", a.cuda_only == Backend::zluda ? s.yellow("ZLUDA") : s.red("none known"),
+                       a.cuda_only_reason);
+    for (const auto& note : a.notes) out += "      " + ui::notice_text(s, ui::NoticeKind::note, note) + "\n";
+    for (std::size_t i = 0; i < a.sources.size(); ++i) out += fmt::format("      {} {}\n", s.dim(i == 0 ? "sources:" : "        "), a.sources[i]);
+  }
+  return out;
+}
+
+std::string render(const detect::Profile& p, const std::optional<InstalledRuntime>& installed, const Advices& advices, const ui::Style& s) {
   std::string out;
   std::size_t errors = 0, warnings = 0;
   for (const auto& f : p.findings) {
@@ -123,6 +158,7 @@ std::string render(const detect::Profile& p, const std::optional<InstalledRuntim
   facts.add_row({"CUDA", cuda});
   if (installed) facts.add_row({"ZLUDA runtime", describe_installed(*installed)});
   out += facts.render();
+  out += render_backends(advices, s);
 
   if (!p.findings.empty()) {
     out += "\n" + s.bold("Findings") + "\n";
@@ -160,10 +196,14 @@ CommandRun setup_detect(CLI::App& sub) {
       if (auto quarantined = launch::quarantine_finding(context.home)) profile->findings.push_back(std::move(*quarantined));
       installed = launch::installed_runtime(context.home, platform::current_os());
     }
+    // What serves each AMD GPU, from manifests/backends.json (docs/backends.md).
+    auto table = backends::embedded_table();
+    Advices advices = table ? Advices(backends::advise(*profile, **table)) : Advices(std::unexpected(table.error()));
     CommandOutput output;
     output.json = *profile;
     if (installed) output.json["zluda_runtime"] = installed_json(*installed);
-    output.text = render(*profile, installed, context.style);
+    output.json["backends"] = advices ? nlohmann::json(*advices) : nlohmann::json{{"error", advices.error().message}};
+    output.text = render(*profile, installed, advices, context.style);
     if (options->strict && !profile->ready()) output.exit_code = exit_code(ErrorKind::environment);
     return output;
   };

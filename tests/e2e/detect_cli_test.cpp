@@ -151,5 +151,31 @@ TEST(DetectCli, ColourOnlyWhenAsked) {
   EXPECT_EQ(plain.out.find("\x1b["), std::string::npos);
 }
 
+TEST(DetectCli, BackendsSectionSaysWhatServesEachGpuWithItsSources) {
+  TempDir home;
+  auto text = run_zcuda({"detect", "--root", fixture("rx6800"), "--home", home.path().string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::size_t at = text.out.find("\nBackends\n");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const std::string section = text.out.substr(at);
+  EXPECT_NE(section.find("AMD Radeon RX 6800 (gfx1030), Linux"), std::string::npos) << section;
+  EXPECT_NE(section.find("PyTorch applications: native ROCm PyTorch [release-ready]"), std::string::npos) << section;
+  EXPECT_NE(section.find("pip install --index-url https://rocm.nightlies.amd.com/whl-multi-arch/ \"torch[device-gfx1030]\""), std::string::npos)
+      << section;
+  EXPECT_NE(section.find("CUDA-only programs: ZLUDA"), std::string::npos) << section;
+  EXPECT_NE(section.find("sources: https://github.com/ROCm/TheRock/blob/"), std::string::npos) << section;
+
+  auto js = run_zcuda({"--json", "detect", "--root", fixture("rx580"), "--home", home.path().string()});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  const auto j = nlohmann::json::parse(js.out);
+  ASSERT_EQ(j["backends"].size(), 1u);
+  EXPECT_EQ(j["backends"][0]["gfx"], "gfx803");
+  EXPECT_EQ(j["backends"][0]["pytorch"]["backend"], "none");
+  EXPECT_EQ(j["backends"][0]["cuda_only"]["backend"], "none");
+  EXPECT_FALSE(j["backends"][0]["sources"].empty());
+  auto nvidia = run_zcuda({"--json", "detect", "--root", fixture("nvidia-only"), "--home", home.path().string()});
+  EXPECT_TRUE(nlohmann::json::parse(nvidia.out)["backends"].empty());
+}
+
 }  // namespace
 }  // namespace zcuda::test
