@@ -8,6 +8,7 @@
 
 #include <zcuda/backends/backends.hpp>
 #include <zcuda/detect/detect.hpp>
+#include "zcuda_test_paths.hpp"
 
 namespace zcuda::backends {
 namespace {
