@@ -94,8 +94,9 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   }
   std::string text = fmt::format("  Method: {}, {} in the order {}\n", c.method, which, record.order);
   if (!c.pairs.empty() && std::ssize(c.pairs) < bench::kMinPairsForVerdict) {
-    text += fmt::format("  Smallest detectable difference: none at {} pair{}: no verdict is given below {}, so nothing can be found (--runs {} or more)\n",
-                        c.pairs.size(), c.pairs.size() == 1 ? "" : "s", bench::kMinPairsForVerdict, bench::kMinPairsForVerdict);
+    text += fmt::format(
+        "  Smallest detectable difference: none at {} pair{}: no verdict is given below {}, so nothing can be found (--runs {} or more)\n",
+        c.pairs.size(), c.pairs.size() == 1 ? "" : "s", bench::kMinPairsForVerdict, bench::kMinPairsForVerdict);
   } else if (c.smallest_detectable_percent) {
     text += fmt::format("  Smallest detectable difference: about {:.1f}% (found 80% of the time at this spread of the pairs)\n",
                         *c.smallest_detectable_percent);
@@ -106,8 +107,8 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   }
   for (const auto& o : c.outliers) {
     const std::string what = o.what == "pair" ? fmt::format("pair {}", o.run) : fmt::format("{} run {}", o.what, o.run);
-    text += style.yellow(fmt::format("  Outlier: {} is {} from the others' typical {} (kept in the figure)\n", what, percent_text(o.percent_from_typical),
-                                     o.what == "pair" ? "ratio" : "run"));
+    text += style.yellow(fmt::format("  Outlier: {} is {} from the others' typical {} (kept in the figure)\n", what,
+                                     percent_text(o.percent_from_typical), o.what == "pair" ? "ratio" : "run"));
   }
   if (c.unpaired) {
     text += style.dim(fmt::format("  Unpaired ({}): B {} against A, 95% CI {:.1f}% to {:.1f}%\n", bench::kUnpairedMethod,
@@ -117,9 +118,10 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
     const auto& ci = c.ci95_percent;
     const std::string reached = ci ? fmt::format("±{:.1f}%", (ci->second - ci->first) / 2) : "no interval";
     if (record.pilot_pairs) {
-      text += fmt::format("  Target ±{:.1f}%: met by a pilot of {} pairs; the figure is from the {} fresh pairs after it ({}), so stopping on the "
-                          "pilot's spread does not narrow it\n",
-                          *record.target_percent, *record.pilot_pairs, c.pairs.size(), reached);
+      text += fmt::format(
+          "  Target ±{:.1f}%: met by a pilot of {} pairs; the figure is from the {} fresh pairs after it ({}), so stopping on the "
+          "pilot's spread does not narrow it\n",
+          *record.target_percent, *record.pilot_pairs, c.pairs.size(), reached);
     } else {
       text += fmt::format("  Target ±{:.1f}%: not met by a pilot within --max-runs; the figure is from every pair ({})\n", *record.target_percent,
                           reached);
@@ -266,7 +268,8 @@ CommandRun setup_bench(CLI::App& sub) {
   sub.add_option("--from-record", f->from_record,
                  "Recompute the comparison of a saved bench record (any schema) with this zcuda's method, and print it; runs nothing");
   sub.add_option("--metric", f->metric, "Regular expression with one capture group; every match in a run's output is one value");
-  sub.add_option("--warmup", f->warmup, "Values dropped at the start of every run (default 1 with --metric); without a metric, the first N runs of each variant, rounded up "
+  sub.add_option("--warmup", f->warmup,
+                 "Values dropped at the start of every run (default 1 with --metric); without a metric, the first N runs of each variant, rounded up "
                  "to whole blocks of A B B A")
       ->check(CLI::Range(0, 1000000));
   sub.add_option("--better", f->better, "Which direction is better (default: higher with --metric, lower for wall time)")

@@ -63,7 +63,7 @@ struct Outlier {
 
 struct PairedResult {
   std::vector<Pair> pairs;
-  double b_vs_a_percent = 0;              // exp(mean log ratio) - 1, in percent
+  double b_vs_a_percent = 0;  // exp(mean log ratio) - 1, in percent
   // 95% t interval, percent; none below 2 pairs or when every pair agrees (kAgreeingLogRatios)
   std::optional<double> ci_low, ci_high;
   double sd_log = 0;  // sample standard deviation of the log ratios (0 when they agree)

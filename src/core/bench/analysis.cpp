@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -77,10 +78,10 @@ std::vector<std::string> value_count_warnings(const std::vector<VariantRecord>& 
   for (const auto& v : variants) {
     for (const auto& r : v.runs) {
       if (r.values.size() == usual) continue;
-      out.push_back(fmt::format(
-          "{} run {} gave {} value{} where the other runs gave {}: a line the --metric pattern does not match (such as 'overall_sps nan' "
-          "against ([0-9.]+)) is left out without a trace; look at that run's output",
-          v.name, r.number, r.values.size(), r.values.size() == 1 ? "" : "s", usual));
+      out.push_back(
+          fmt::format("{} run {} gave {} value{} where the other runs gave {}: a line the --metric pattern does not match (such as 'overall_sps nan' "
+                      "against ([0-9.]+)) is left out without a trace; look at that run's output",
+                      v.name, r.number, r.values.size(), r.values.size() == 1 ? "" : "s", usual));
     }
   }
   return out;
@@ -132,15 +133,16 @@ std::vector<std::string> order_warnings(const BenchRecord& record, int first_run
     if (step < order.size()) (order[step] == 'A' ? a_first : b_first)++;
   }
   if (std::abs(a_first - b_first) > 1) {
-    out.push_back(fmt::format(
-        "the order {} runs A first in {} of the {} pairs compared and B first in {}: a drift of the machine (heat, other load) is not "
-        "cancelled and can show as a difference (balanced blocks A B B A, B A A B cancel it; docs/bench.md)",
-        order, a_first, a_first + b_first, b_first));
+    out.push_back(
+        fmt::format("the order {} runs A first in {} of the {} pairs compared and B first in {}: a drift of the machine (heat, other load) is not "
+                    "cancelled and can show as a difference (balanced blocks A B B A, B A A B cancel it; docs/bench.md)",
+                    order, a_first, a_first + b_first, b_first));
   }
   if (record.order_seed) {
     const std::string expected = order_text(balanced_order(static_cast<int>((order.size() + 1) / 2), *record.order_seed)).substr(0, order.size());
     if (expected != order) {
-      out.push_back(fmt::format("the order {} is not the one its order_seed {} gives ({}): the record was edited", order, *record.order_seed, expected));
+      out.push_back(
+          fmt::format("the order {} is not the one its order_seed {} gives ({}): the record was edited", order, *record.order_seed, expected));
     }
   }
   return out;

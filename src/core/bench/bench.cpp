@@ -156,9 +156,9 @@ void measure(RunResult& run, const platform::ProcessResult& ran, const Options& 
     for (std::size_t i = 0; i < std::min<std::size_t>(found.rejected.size(), 3); ++i) {
       shown += fmt::format("{}'{}'", i == 0 ? "" : ", ", found.rejected[i].substr(0, 40));
     }
-    run.failure = fmt::format("{} match{} of --metric {} not a finite number above 0 ({}{})", found.rejected.size(),
-                              found.rejected.size() == 1 ? "" : "es", found.rejected.size() == 1 ? "is" : "are", shown,
-                              found.rejected.size() > 3 ? ", ..." : "");
+    run.failure =
+        fmt::format("{} match{} of --metric {} not a finite number above 0 ({}{})", found.rejected.size(), found.rejected.size() == 1 ? "" : "es",
+                    found.rejected.size() == 1 ? "is" : "are", shown, found.rejected.size() > 3 ? ", ..." : "");
   } else if (run.values.empty()) {
     run.failure = fmt::format("no output matched --metric '{}'", options.metric->pattern());
   } else if (static_cast<int>(run.values.size()) <= options.warmup) {
@@ -221,7 +221,11 @@ RunResult run_once(PreparedVariant& variant, int number, const Options& options)
 }
 
 AnalysisSettings analysis_settings(const Options& options) {
-  return {options.metric ? options.metric->pattern() : "wall-seconds", options.metric.has_value(), options.warmup, options.better, options.bootstrap,
+  return {options.metric ? options.metric->pattern() : "wall-seconds",
+          options.metric.has_value(),
+          options.warmup,
+          options.better,
+          options.bootstrap,
           std::nullopt};
 }
 
@@ -293,9 +297,10 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   record.order_seed = options.order_seed ? *options.order_seed : fresh_order_seed();
   const std::vector<int> order = balanced_order(planned, *record.order_seed);
   if (!options.target_percent && planned % 2 == 1 && planned >= kMinPairsForVerdict) {
-    observer.notice(fmt::format("{} pairs: an odd count leaves one pair's step of drift uncancelled (an even count cancels it); the seeded first "
-                                "block ({}) decides which side it falls on",
-                                planned, order_text(std::span(order).first(4))));
+    observer.notice(
+        fmt::format("{} pairs: an odd count leaves one pair's step of drift uncancelled (an even count cancels it); the seeded first "
+                    "block ({}) decides which side it falls on",
+                    planned, order_text(std::span(order).first(4))));
   }
   std::optional<AutoRuns> auto_runs;
   if (options.target_percent) auto_runs.emplace(*options.target_percent, options.max_runs, warmup_runs(settings));

@@ -14,8 +14,6 @@
 namespace zcuda::bench {
 namespace {
 
-#define EXPECTED_OUTLIERS
-
 namespace fs = std::filesystem;
 
 const fs::path kValidation = fs::path(ZCUDA_SOURCE_DIR) / "docs" / "validation";
@@ -142,7 +140,11 @@ TEST(BenchAnalysis, OutliersOfTheCommittedRecords) {
     for (const auto& o : list) std::cout << " " << o << ";";
   }
   std::cout << "\n";
-  EXPECT_EQ(named, (std::map<std::string, std::vector<std::string>>{EXPECTED_OUTLIERS}));
+  // None: the earlier rule named pair 3 of the A/A record (+23.5%), A's run 1 and pair 1 of
+  // tf32-off, pair 2 of tf32-on-speed, A's run 1 of paired-aa and A's runs 5 and 9 of
+  // paired-aa-auto; at 5 to 12 runs of about 5-10% spread none of them is far enough off for a
+  // test that names an outlier in at most 4% of clean benches.
+  EXPECT_TRUE(named.empty());
 }
 
 // A record made by hand: runs numbered in order, positions from the order, every run passed.

@@ -1,6 +1,7 @@
 // The paired analysis: the run order, the interval by hand, the withheld verdicts, and simulated
 // A/A false-positive rates and power (the table in docs/bench.md comes from
 // PairedSimulation.FalsePositivesAndPower's output).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -263,10 +264,10 @@ TEST(PairedSimulation, FalsePositivesAndPower) {
 // pairs. Grubbs' test at 1% per side and 2% on the pairs names one in at most 4% of clean benches
 // (normal run-to-run noise, with or without drift). The table in docs/bench.md is this output.
 TEST(PairedSimulation, OutliersAreRareInCleanBenches) {
-  constexpr int kBenches = 2000;
-  std::cout << "| scenario | pairs | clean benches with an outlier named | one run 20% slow: named |\n|---|---|---|---|\n";
+  constexpr int kBenches = 1500;
+  std::cout << "| scenario | pairs | clean benches with an outlier named | B's run 2 20% slow: it or its pair named |\n|---|---|---|---|\n";
   for (int s : {0, 1}) {
-    for (int pairs : {5, 6, 8, 10, 20, 30}) {
+    for (int pairs : {5, 8, 10, 20}) {
       SplitMix rng{std::uint64_t{0x0d1e0000} + static_cast<std::uint64_t>(s * 1000 + pairs)};
       int clean_named = 0, slow_named = 0;
       for (int i = 0; i < kBenches; ++i) {
@@ -282,9 +283,7 @@ TEST(PairedSimulation, OutliersAreRareInCleanBenches) {
           auto out = analyse_pairs(a, b, Better::higher);
           ASSERT_TRUE(out.result);
           if (!slow) clean_named += out.result->outliers.empty() ? 0 : 1;
-          for (const auto& o : out.result->outliers) {
-            if (slow && o.what == "B" && o.run == 2) ++slow_named;
-          }
+          if (slow && std::ranges::any_of(out.result->outliers, [](const Outlier& o) { return o.run == 2 && o.what != "A"; })) ++slow_named;
         }
       }
       const double clean = 100.0 * clean_named / kBenches, found = 100.0 * slow_named / kBenches;
@@ -337,11 +336,11 @@ bool auto_claims_difference(SplitMix& rng, double target, bool drift, bool old_r
 // difference in 6.5% of A/A benches. A pilot that decides the count, and a figure from fresh pairs
 // after it, keeps the rate at the fixed-count interval's 5% or below.
 TEST(PairedSimulation, RunsAutoKeepsAaFalsePositivesAtFivePercent) {
-  constexpr int kBenches = 4000;
+  constexpr int kBenches = 2500;
   std::cout << "| scenario | --target | A/A claims a difference: stop on the width | pilot, then fresh pairs |\n|---|---|---|---|\n";
   int claimed_all = 0, benches_all = 0;
   for (bool drift : {false, true}) {
-    for (double target : {3.0, 4.0, 5.0}) {
+    for (double target : {3.0, 5.0}) {
       double rates[2];
       for (int rule = 0; rule < 2; ++rule) {
         SplitMix rng{std::uint64_t{0xa070000} + static_cast<std::uint64_t>(drift ? 100 : 0) + static_cast<std::uint64_t>(target)};
@@ -354,7 +353,7 @@ TEST(PairedSimulation, RunsAutoKeepsAaFalsePositivesAtFivePercent) {
         }
       }
       std::cout << fmt::format("| {} | {:.0f}% | {:.1f}% | {:.1f}% |\n", drift ? "+ drift 1%/run" : "run sd 5%", target, rates[0], rates[1]);
-      EXPECT_LE(rates[1], 5.5) << target << (drift ? ", drift" : "");
+      EXPECT_LE(rates[1], 5.0) << target << (drift ? ", drift" : "");
     }
   }
   const double overall = 100.0 * claimed_all / benches_all;
