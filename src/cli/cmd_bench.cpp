@@ -81,7 +81,7 @@ std::string warmup_text(const bench::ComparisonRecord& c) {
   if (c.warmup <= 0) return {};
   if (c.measure != "wall-seconds") return fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s");
   const int runs = bench::warmup_runs({c.measure, false, c.warmup, c.better, {}, std::nullopt});
-  return fmt::format("; runs 1 to {} of each variant dropped as warm-up (--warmup {} in whole blocks A B B A, so drift still cancels)", runs,
+  return fmt::format("; runs 1 to {} of each variant dropped as warm-up: --warmup {} in whole blocks of A B B A, so drift still cancels", runs,
                      c.warmup);
 }
 

@@ -296,11 +296,13 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   }
   record.order_seed = options.order_seed ? *options.order_seed : fresh_order_seed();
   const std::vector<int> order = balanced_order(planned, *record.order_seed);
-  if (!options.target_percent && planned % 2 == 1 && planned >= kMinPairsForVerdict) {
+  // The pairs compared: after a wall-time warm-up's whole blocks, which are even.
+  const int compared = planned - warmup_runs(settings);
+  if (!options.target_percent && compared % 2 == 1 && compared >= kMinPairsForVerdict) {
     observer.notice(
-        fmt::format("{} pairs: an odd count leaves one pair's step of drift uncancelled (an even count cancels it); the seeded first "
+        fmt::format("{} pairs compared: an odd count leaves one pair's step of drift uncancelled (an even count cancels it); the seeded first "
                     "block ({}) decides which side it falls on",
-                    planned, order_text(std::span(order).first(4))));
+                    compared, order_text(std::span(order).first(4))));
   }
   std::optional<AutoRuns> auto_runs;
   if (options.target_percent) auto_runs.emplace(*options.target_percent, options.max_runs, warmup_runs(settings));

@@ -167,7 +167,7 @@ TEST_F(BenchCli, WhatCannotBeSeenIsSaidSo) {
   EXPECT_TRUE(out.at("comparison").at("pairs_needed").is_null());
   auto wall = bench({"--a-runtime", "native", "--b-runtime", "native", "--runs", "7", "--warmup", "1", path_to_utf8(test_child()), "out", "x"});
   ASSERT_EQ(wall.exit_code, 0) << wall.err;
-  EXPECT_NE(wall.out.find("runs 1 to 2 of each variant dropped as warm-up (--warmup 1 in whole blocks A B B A"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("runs 1 to 2 of each variant dropped as warm-up: --warmup 1 in whole blocks of A B B A"), std::string::npos) << wall.out;
   EXPECT_EQ(wall.out.find("value of every run"), std::string::npos) << wall.out;
   EXPECT_NE(wall.out.find("5 pairs (runs 3 to 7 of each variant)"), std::string::npos) << wall.out;
 }
