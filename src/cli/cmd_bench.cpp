@@ -41,6 +41,7 @@ struct BenchFlags {
   std::optional<double> timeout;
   std::optional<std::string> check;
   std::uint64_t seed = bench::BootstrapSettings{}.seed;
+  std::optional<std::uint64_t> order_seed;
   bool show_output = false;
   std::vector<std::string> unused_positional;
 };
@@ -75,11 +76,28 @@ std::string format_value(const std::optional<bench::Summary>& s, double bench::S
 
 std::string percent_text(double value) { return fmt::format("{:+.1f}%", value); }
 
+// Which runs were dropped as warm-up, in words.
+std::string warmup_text(const bench::ComparisonRecord& c) {
+  if (c.warmup <= 0) return {};
+  if (c.measure != "wall-seconds") return fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s");
+  const int runs = bench::warmup_runs({c.measure, false, c.warmup, c.better, {}, std::nullopt});
+  return fmt::format("; runs 1 to {} of each variant dropped as warm-up: --warmup {} in whole blocks of A B B A, so drift still cancels", runs,
+                     c.warmup);
+}
+
 // What the comparison could see, its pairs' outliers and the unpaired figure: a line each.
 std::string render_analysis(const bench::BenchRecord& record, const ui::Style& style) {
   const auto& c = record.comparison;
-  std::string text = fmt::format("  Method: {}, {} pair{} in the order {}\n", c.method, c.pairs.size(), c.pairs.size() == 1 ? "" : "s", record.order);
-  if (c.smallest_detectable_percent) {
+  std::string which = fmt::format("{} pair{}", c.pairs.size(), c.pairs.size() == 1 ? "" : "s");
+  if (!c.pairs.empty() && c.pairs.front().number > 1) {
+    which = fmt::format("{} pairs (runs {} to {} of each variant)", c.pairs.size(), c.pairs.front().number, c.pairs.back().number);
+  }
+  std::string text = fmt::format("  Method: {}, {} in the order {}\n", c.method, which, record.order);
+  if (!c.pairs.empty() && std::ssize(c.pairs) < bench::kMinPairsForVerdict) {
+    text += fmt::format(
+        "  Smallest detectable difference: none at {} pair{}: no verdict is given below {}, so nothing can be found (--runs {} or more)\n",
+        c.pairs.size(), c.pairs.size() == 1 ? "" : "s", bench::kMinPairsForVerdict, bench::kMinPairsForVerdict);
+  } else if (c.smallest_detectable_percent) {
     text += fmt::format("  Smallest detectable difference: about {:.1f}% (found 80% of the time at this spread of the pairs)\n",
                         *c.smallest_detectable_percent);
   }
@@ -89,8 +107,8 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   }
   for (const auto& o : c.outliers) {
     const std::string what = o.what == "pair" ? fmt::format("pair {}", o.run) : fmt::format("{} run {}", o.what, o.run);
-    text += style.yellow(fmt::format("  Outlier: {} is {} from the typical {} (kept in the figure)\n", what, percent_text(o.percent_from_typical),
-                                     o.what == "pair" ? "pair's ratio" : o.what + " run"));
+    text += style.yellow(fmt::format("  Outlier: {} is {} from the others' typical {} (kept in the figure)\n", what,
+                                     percent_text(o.percent_from_typical), o.what == "pair" ? "ratio" : "run"));
   }
   if (c.unpaired) {
     text += style.dim(fmt::format("  Unpaired ({}): B {} against A, 95% CI {:.1f}% to {:.1f}%\n", bench::kUnpairedMethod,
@@ -98,8 +116,16 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   }
   if (record.target_percent) {
     const auto& ci = c.ci95_percent;
-    const bool met = ci && (ci->second - ci->first) / 2 <= *record.target_percent;
-    text += fmt::format("  Target: ±{:.1f}%: {}\n", *record.target_percent, met ? "reached" : "not reached within --max-runs");
+    const std::string reached = ci ? fmt::format("±{:.1f}%", (ci->second - ci->first) / 2) : "no interval";
+    if (record.pilot_pairs) {
+      text += fmt::format(
+          "  Target ±{:.1f}%: met by a pilot of {} pairs; the figure is from the {} fresh pairs after it ({}), so stopping on the "
+          "pilot's spread does not narrow it\n",
+          *record.target_percent, *record.pilot_pairs, c.pairs.size(), reached);
+    } else {
+      text += fmt::format("  Target ±{:.1f}%: not met by a pilot within --max-runs; the figure is from every pair ({})\n", *record.target_percent,
+                          reached);
+    }
   }
   return text;
 }
@@ -107,7 +133,9 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
 std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   const auto& c = record.comparison;
   std::string headline = c.verdict == bench::Verdict::invalid ? style.red(c.summary) : style.bold(c.summary);
-  std::string text = headline + "\n\n";
+  std::string text = headline + "\n";
+  for (const auto& w : c.warnings) text += style.yellow("warning: " + w) + "\n";
+  text += "\n";
   ui::Table table({"", "Label", "Runtime", "Runs ok", "Values", "Median", "Min", "Max"});
   for (const auto& v : record.variants) {
     const auto ok_runs = std::ranges::count_if(v.runs, [](const bench::RunResult& r) { return r.ok(); });
@@ -117,8 +145,7 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
                    format_value(v.summary, &bench::Summary::max)});
   }
   text += table.render();
-  text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better),
-                      c.warmup > 0 ? fmt::format("; first {} value{} of every run dropped as warm-up", c.warmup, c.warmup == 1 ? "" : "s") : "");
+  text += fmt::format("\n  Measure: {} ({} is better{})\n", c.measure, bench::to_string(c.better), warmup_text(c));
   if (record.app.profile) {
     text += fmt::format("  Profile: {} (its variables, launch mode and placement in every ZLUDA variant's runs)\n", *record.app.profile);
   }
@@ -180,6 +207,7 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
   if (f.timeout) options.timeout = std::chrono::milliseconds(static_cast<long long>(*f.timeout * 1000));
   options.check = f.check;
   options.bootstrap.seed = f.seed;
+  options.order_seed = f.order_seed;
   options.show_output = f.show_output;
   return options;
 }
@@ -240,7 +268,9 @@ CommandRun setup_bench(CLI::App& sub) {
   sub.add_option("--from-record", f->from_record,
                  "Recompute the comparison of a saved bench record (any schema) with this zcuda's method, and print it; runs nothing");
   sub.add_option("--metric", f->metric, "Regular expression with one capture group; every match in a run's output is one value");
-  sub.add_option("--warmup", f->warmup, "Values dropped at the start of every run (default 1 with --metric; without it, the first N runs)")
+  sub.add_option("--warmup", f->warmup,
+                 "Values dropped at the start of every run (default 1 with --metric); without a metric, the first N runs of each variant, rounded up "
+                 "to whole blocks of A B B A")
       ->check(CLI::Range(0, 1000000));
   sub.add_option("--better", f->better, "Which direction is better (default: higher with --metric, lower for wall time)")
       ->check(CLI::IsMember({"higher", "lower"}));
@@ -250,6 +280,8 @@ CommandRun setup_bench(CLI::App& sub) {
                  "Command run through the shell after each run, in the current folder; a non-zero exit fails the run "
                  "(it sees ZCUDA_BENCH_VARIANT and ZCUDA_BENCH_RUN)");
   sub.add_option("--seed", f->seed, "Seed of the bootstrap interval (kept in the record, so it can be recomputed)")->capture_default_str();
+  sub.add_option("--order-seed", f->order_seed,
+                 "Seed that picks the first block, A B B A or B A A B (default: a fresh one per bench, kept in the record as order_seed)");
   sub.add_flag("--show-output", f->show_output, "Pass the program's output through while it runs (not with --json)");
   add_launch_flags(sub, f->launch);
   add_inline_globals(sub, f->globals, "Print the bench record as JSON on stdout");

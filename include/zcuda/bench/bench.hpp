@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -42,12 +43,15 @@ struct Options {
   std::optional<std::string> profile;
   std::array<VariantSpec, 2> variants;
   int runs = 6;  // per variant: pairs
-  // --runs auto: pairs are added (from 6, two at a time) until the interval's half-width is at
-  // most this many percent, or max_runs pairs have run.
+  // The seed that picks the first block (A B B A or B A A B); none: a fresh one (in the record).
+  std::optional<std::uint64_t> order_seed;
+  // --runs auto (AutoRuns): a pilot adds pairs (from 6, two at a time) until its interval's
+  // half-width is at most this many percent, then as many fresh pairs give the figure; at most
+  // max_runs pairs in all.
   std::optional<double> target_percent;
   int max_runs = 30;
   std::optional<Metric> metric;  // none: a run's wall time is its value
-  int warmup = 0;                // values dropped at the start of every run
+  int warmup = 0;                // values dropped at the start of every run (wall time: runs, in whole blocks)
   Better better = Better::lower;
   int expect_exit = 0;
   std::optional<std::chrono::milliseconds> timeout;

@@ -19,10 +19,11 @@ class Metric {
   const std::string& pattern() const { return pattern_; }
 
   // The values in `output`, in order: matched line by line, each capture read as a number.
-  // A capture that is not a finite number counts in `unreadable`.
+  // A capture that is not a finite number above 0 ("nan", "inf", "-5", "0", "1.2.3") is kept, as
+  // written, in `rejected`: a bench compares ratios of values, and such a value is a broken run.
   struct Values {
     std::vector<double> values;
-    std::size_t unreadable = 0;
+    std::vector<std::string> rejected;
   };
   Values extract(std::string_view output) const;
 

@@ -2,6 +2,7 @@
 // The bench record: what `zcuda bench` writes under the home's state/bench/ and what `report`
 // reads back. One to_json/from_json pair, owned here, serves both (docs/bench.md lists the fields).
 #include <filesystem>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,8 +19,9 @@
 
 namespace zcuda::bench {
 
-// 2: the paired analysis (order, run positions and summaries, pairs, method). 1 still reads.
-inline constexpr int kRecordSchema = 2;
+// 3: the verdict `withheld`, the order's seed, --runs auto's pilot, the analysis' warnings.
+// 2: the paired analysis (order, run positions and summaries, pairs, method). 1 and 2 still read.
+inline constexpr int kRecordSchema = 3;
 
 struct CheckResult {
   int exit_code = 0;
@@ -95,6 +97,9 @@ struct ComparisonRecord {
   std::optional<double> smallest_detectable_percent;
   std::optional<int> pairs_needed;  // for kNeededForEffectPercent, with no clear difference
   std::vector<Outlier> outliers;
+  // What the reader must know beside the figure: runs whose count of values differs from the
+  // others', an order that does not cancel drift or does not follow from its seed.
+  std::vector<std::string> warnings;
   std::optional<UnpairedRecord> unpaired;
   std::uint64_t bootstrap_seed = 0;
   int bootstrap_resamples = 0;
@@ -132,8 +137,13 @@ struct BenchRecord {
   std::string zcuda_version;
   AppInfo app;
   int runs_per_variant = 0;
-  std::string order;                     // "ABBABAAB..."; schema 1 records ran "ABAB..."
+  std::string order;  // "ABBABAAB..."; schema 1 records ran "ABAB..."
+  // The seed that chose the first block (balanced_order); none before schema 3 (A B B A first).
+  std::optional<std::uint64_t> order_seed;
   std::optional<double> target_percent;  // --runs auto --target: the half-width aimed at
+  // --runs auto: the pairs (warm-up included) of the pilot that met the target; the figure comes
+  // from the pairs after them. None when the target was not met (or before schema 3).
+  std::optional<int> pilot_pairs;
   int expect_exit = 0;
   std::optional<double> timeout_seconds;
   std::optional<std::string> check;

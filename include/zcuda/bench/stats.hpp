@@ -11,7 +11,10 @@
 namespace zcuda::bench {
 
 enum class Better { higher, lower };
-enum class Verdict { a_better, b_better, no_clear_difference, invalid };
+// withheld: the runs passed and were compared, but no directional verdict can be given (too few
+// pairs, pairs that all agree, an order the paired method cannot use); the record's `withheld`
+// says why. Records before schema 3 stored it as no_clear_difference with a `withheld` reason.
+enum class Verdict { a_better, b_better, no_clear_difference, withheld, invalid };
 
 std::string_view to_string(Better better);
 std::string_view to_string(Verdict verdict);

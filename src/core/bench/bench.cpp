@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -148,10 +149,16 @@ void measure(RunResult& run, const platform::ProcessResult& ran, const Options& 
     return;
   }
   auto found = options.metric->extract(ran.out);
-  if (found.values.empty() && found.unreadable == 0) found = options.metric->extract(ran.err);
+  if (found.values.empty() && found.rejected.empty()) found = options.metric->extract(ran.err);
   run.values = std::move(found.values);
-  if (found.unreadable > 0) {
-    run.failure = fmt::format("{} match{} of --metric were not numbers", found.unreadable, found.unreadable == 1 ? "" : "es");
+  if (!found.rejected.empty()) {
+    std::string shown;
+    for (std::size_t i = 0; i < std::min<std::size_t>(found.rejected.size(), 3); ++i) {
+      shown += fmt::format("{}'{}'", i == 0 ? "" : ", ", found.rejected[i].substr(0, 40));
+    }
+    run.failure =
+        fmt::format("{} match{} of --metric {} not a finite number above 0 ({}{})", found.rejected.size(), found.rejected.size() == 1 ? "" : "es",
+                    found.rejected.size() == 1 ? "is" : "are", shown, found.rejected.size() > 3 ? ", ..." : "");
   } else if (run.values.empty()) {
     run.failure = fmt::format("no output matched --metric '{}'", options.metric->pattern());
   } else if (static_cast<int>(run.values.size()) <= options.warmup) {
@@ -214,7 +221,12 @@ RunResult run_once(PreparedVariant& variant, int number, const Options& options)
 }
 
 AnalysisSettings analysis_settings(const Options& options) {
-  return {options.metric ? options.metric->pattern() : "wall-seconds", options.metric.has_value(), options.warmup, options.better, options.bootstrap};
+  return {options.metric ? options.metric->pattern() : "wall-seconds",
+          options.metric.has_value(),
+          options.warmup,
+          options.better,
+          options.bootstrap,
+          std::nullopt};
 }
 
 void summarize_variant(VariantRecord& v, int runs, const AnalysisSettings& settings) {
@@ -224,22 +236,31 @@ void summarize_variant(VariantRecord& v, int runs, const AnalysisSettings& setti
   v.summary = v.ok ? summarize(v.values) : std::nullopt;
 }
 
-// --runs auto: whether the pairs so far (whole blocks of four runs, at least kAutoFirstCheck
-// pairs) give an interval no wider than ±target. A failed run ends the bench: no interval would come.
-constexpr int kAutoFirstCheck = 6;
-bool enough_for_target(std::vector<PreparedVariant>& variants, int pairs, const Options& options) {
-  for (const auto& v : variants) {
-    if (!std::ranges::all_of(v.record.runs, [](const RunResult& r) { return r.ok(); })) return true;
-  }
-  if (pairs < kAutoFirstCheck || pairs % 2 != 0) return false;
+bool any_failed(const std::vector<PreparedVariant>& variants) {
+  return std::ranges::any_of(variants, [](const PreparedVariant& v) { return !std::ranges::all_of(v.record.runs, &RunResult::ok); });
+}
+
+// --runs auto: the half-width (percent) of the interval of the pilot's measured pairs so far.
+std::optional<double> pilot_half_width(std::vector<PreparedVariant>& variants, int pairs, const BenchRecord& record, const Options& options) {
   BenchRecord so_far;
   so_far.runs_per_variant = pairs;
+  so_far.order = record.order;
+  so_far.order_seed = record.order_seed;
   for (auto& v : variants) {
     summarize_variant(v.record, pairs, analysis_settings(options));
     so_far.variants.push_back(v.record);
   }
   const ComparisonRecord c = analyse(so_far, analysis_settings(options));
-  return c.ci95_percent && (c.ci95_percent->second - c.ci95_percent->first) / 2 <= *options.target_percent;
+  if (!c.ci95_percent) return std::nullopt;
+  return (c.ci95_percent->second - c.ci95_percent->first) / 2;
+}
+
+// A seed for the first block when none was given: fresh for every bench (kept in the record).
+// Below 2^53, so any JSON reader keeps it exactly.
+std::uint64_t fresh_order_seed() {
+  std::random_device device;
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return ((std::uint64_t{device()} << 32) ^ std::uint64_t{device()} ^ now) & ((std::uint64_t{1} << 53) - 1);
 }
 
 }  // namespace
@@ -266,7 +287,25 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   record.started = utc_now();
   record.zcuda_version = std::string(version());
   const int planned = options.target_percent ? options.max_runs : options.runs;
-  const std::vector<int> order = balanced_order(planned);
+  const AnalysisSettings settings = analysis_settings(options);
+  if (warmup_runs(settings) >= planned) {
+    return fail(ErrorKind::usage,
+                fmt::format("--warmup {} drops the first {} runs of each variant (wall time: whole blocks A B B A), and {} leave{} none to compare",
+                            options.warmup, warmup_runs(settings), planned, planned == 1 ? "s" : ""),
+                "Run more pairs (--runs), or fewer warm-up runs.");
+  }
+  record.order_seed = options.order_seed ? *options.order_seed : fresh_order_seed();
+  const std::vector<int> order = balanced_order(planned, *record.order_seed);
+  // The pairs compared: after a wall-time warm-up's whole blocks, which are even.
+  const int compared = planned - warmup_runs(settings);
+  if (!options.target_percent && compared % 2 == 1 && compared >= kMinPairsForVerdict) {
+    observer.notice(
+        fmt::format("{} pairs compared: an odd count leaves one pair's step of drift uncancelled (an even count cancels it); the seeded first "
+                    "block ({}) decides which side it falls on",
+                    compared, order_text(std::span(order).first(4))));
+  }
+  std::optional<AutoRuns> auto_runs;
+  if (options.target_percent) auto_runs.emplace(*options.target_percent, options.max_runs, warmup_runs(settings));
   record.target_percent = options.target_percent;
   record.expect_exit = options.expect_exit;
   if (options.timeout) record.timeout_seconds = std::chrono::duration<double>(*options.timeout).count();
@@ -292,7 +331,19 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
       record.complete = false;
       break;
     }
-    if (options.target_percent && step % 2 == 0 && enough_for_target(variants, step / 2, options)) break;
+    if (auto_runs && step % 2 == 0) {
+      // A failed run ends it: no interval would come.
+      if (any_failed(variants)) break;
+      const int pairs = step / 2;
+      const bool piloting = !auto_runs->pilot_pairs();
+      const auto half_width = auto_runs->checks_at(pairs) ? pilot_half_width(variants, pairs, record, options) : std::nullopt;
+      if (auto_runs->done(pairs, half_width)) break;
+      if (piloting && auto_runs->pilot_pairs()) {
+        const int measured = pairs - warmup_runs(settings);
+        observer.notice(fmt::format("--runs auto: the pilot's {} pairs reached ±{:.1f}%; {} fresh pairs follow, and the figure comes from them alone",
+                                    measured, *half_width, measured));
+      }
+    }
     PreparedVariant& variant = variants[static_cast<std::size_t>(order[static_cast<std::size_t>(step)])];
     const int number = static_cast<int>(variant.record.runs.size()) + 1;
     RunResult run;
@@ -320,11 +371,14 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
     }
   }
   record.runs_per_variant = options.target_percent ? static_cast<int>(record.order.size() / 2) : options.runs;
+  if (auto_runs) record.pilot_pairs = auto_runs->pilot_pairs();
+  AnalysisSettings final_settings = settings;
+  final_settings.pilot_pairs = record.pilot_pairs;
   for (auto& v : variants) {
-    summarize_variant(v.record, record.runs_per_variant, analysis_settings(options));
+    summarize_variant(v.record, record.runs_per_variant, final_settings);
     record.variants.push_back(std::move(v.record));
   }
-  record.comparison = analyse(record, analysis_settings(options));
+  record.comparison = analyse(record, final_settings);
   record.finished = utc_now();
   return record;
 }

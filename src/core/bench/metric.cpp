@@ -37,10 +37,10 @@ Metric::Values Metric::extract(std::string_view output) const {
       if (!group.matched) continue;
       double value = 0;
       const auto [ptr, ec] = std::from_chars(group.first, group.second, value);
-      if (ec == std::errc() && ptr == group.second && std::isfinite(value)) {
+      if (ec == std::errc() && ptr == group.second && std::isfinite(value) && value > 0) {
         out.values.push_back(value);
       } else {
-        ++out.unreadable;
+        out.rejected.emplace_back(group.first, group.second);
       }
     }
     start = end + 1;

@@ -8,16 +8,32 @@
 
 namespace zcuda::bench {
 
-std::vector<int> balanced_order(int pairs) {
+namespace {
+
+std::vector<int> blocks_from(int pairs, bool b_first) {
   std::vector<int> out;
   for (int step = 0; step < 2 * pairs; ++step) {
     const int block = step / 4;
     const int at = step % 4;
-    const bool a_first_block = block % 2 == 0;  // A B B A, then B A A B
+    const bool a_first_block = (block % 2 == 0) != b_first;  // A B B A, then B A A B (or the other way)
     const bool a_here = (at == 0 || at == 3) == a_first_block;
     out.push_back(a_here ? 0 : 1);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<int> balanced_order(int pairs) { return blocks_from(pairs, false); }
+
+std::vector<int> balanced_order(int pairs, std::uint64_t seed) { return blocks_from(pairs, first_block_b(seed)); }
+
+bool first_block_b(std::uint64_t seed) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL;  // splitmix64's first draw
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return (z >> 63) != 0;
 }
 
 std::string order_text(std::span<const int> order) {
@@ -69,16 +85,13 @@ double mean_of(std::span<const double> v) { return std::accumulate(v.begin(), v.
 
 double percent_of_log(double log_ratio) { return std::expm1(log_ratio) * 100.0; }
 
-// Runs (or pairs) whose log value is more than 3.5 robust deviations (1.4826 x the median
-// absolute deviation, at least 1%) from the median of the others: Iglewicz and Hoaglin's rule.
-void flag_outliers(std::span<const double> logs, const std::string& what, std::vector<Outlier>& out) {
-  if (logs.size() < 4) return;
-  const double centre = median(std::vector<double>(logs.begin(), logs.end()));
-  std::vector<double> deviations;
-  for (double x : logs) deviations.push_back(std::fabs(x - centre));
-  const double scale = std::max(1.4826 * median(deviations), 0.01);
-  for (std::size_t i = 0; i < logs.size(); ++i) {
-    if (std::fabs(logs[i] - centre) / scale > 3.5) out.push_back({what, static_cast<int>(i) + 1, percent_of_log(logs[i] - centre)});
+// Grubbs' test on one family (A's runs, B's runs or the pairs), each named value recorded.
+void flag_outliers(std::span<const double> logs, const std::string& what, double level, int first_run, std::vector<Outlier>& out) {
+  for (std::size_t i : grubbs_outliers(logs, level)) {
+    double others = 0;
+    for (std::size_t j = 0; j < logs.size(); ++j) others += j == i ? 0 : logs[j];
+    others /= static_cast<double>(logs.size() - 1);
+    out.push_back({what, first_run + static_cast<int>(i), percent_of_log(logs[i] - others)});
   }
 }
 
@@ -136,16 +149,41 @@ double student_t_quantile(double p, double df) {
   return (low + high) / 2;
 }
 
-PairedOutcome analyse_pairs(std::span<const double> a, std::span<const double> b, Better better) {
+std::vector<std::size_t> grubbs_outliers(std::span<const double> logs, double level) {
+  const std::size_t n = logs.size();
+  std::vector<std::size_t> out;
+  if (n < 4) return out;
+  const double df = static_cast<double>(n - 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    // The mean and standard deviation of the others: the value itself cannot hide in them.
+    double mean = 0;
+    for (std::size_t j = 0; j < n; ++j) mean += j == i ? 0 : logs[j];
+    mean /= static_cast<double>(n - 1);
+    double squares = 0;
+    for (std::size_t j = 0; j < n; ++j) squares += j == i ? 0 : (logs[j] - mean) * (logs[j] - mean);
+    const double sd = std::sqrt(squares / df);
+    const double distance = std::fabs(logs[i] - mean);
+    if (std::fabs(percent_of_log(logs[i] - mean)) < kOutlierLeastPercent) continue;
+    // (x - mean of others) / (sd of others * sqrt(1 + 1/(n-1))) is Student t, n - 2 degrees of
+    // freedom, for normal values; its two-sided tail below level / n names the value.
+    const double t = sd > 0 ? distance / (sd * std::sqrt(1 + 1 / static_cast<double>(n - 1))) : HUGE_VAL;
+    const double tail = 2 * student_t_cdf(-t, df);
+    if (tail < level / static_cast<double>(n)) out.push_back(i);
+  }
+  return out;
+}
+
+PairedOutcome analyse_pairs(std::span<const double> a, std::span<const double> b, Better better, int first_run) {
   if (a.size() != b.size()) return {std::nullopt, fmt::format("A has {} runs and B {}; runs are compared in pairs", a.size(), b.size())};
   if (a.empty()) return {std::nullopt, "no pairs of runs to compare"};
   PairedResult r;
   std::vector<double> logs, log_a, log_b;
   for (std::size_t i = 0; i < a.size(); ++i) {
+    const int run = first_run + static_cast<int>(i);
     for (auto [side, v] : {std::pair{"A", a[i]}, std::pair{"B", b[i]}}) {
-      if (!std::isfinite(v) || v <= 0) return {std::nullopt, fmt::format("{} run {}'s value {} is not a finite number above 0", side, i + 1, v)};
+      if (!std::isfinite(v) || v <= 0) return {std::nullopt, fmt::format("{} run {}'s value {} is not a finite number above 0", side, run, v)};
     }
-    r.pairs.push_back({static_cast<int>(i) + 1, a[i], b[i], std::log(b[i] / a[i])});
+    r.pairs.push_back({run, a[i], b[i], std::log(b[i] / a[i])});
     logs.push_back(r.pairs.back().log_ratio);
     log_a.push_back(std::log(a[i]));
     log_b.push_back(std::log(b[i]));
@@ -153,11 +191,24 @@ PairedOutcome analyse_pairs(std::span<const double> a, std::span<const double> b
   const int n = static_cast<int>(logs.size());
   const double mean = mean_of(logs);
   r.b_vs_a_percent = percent_of_log(mean);
-  flag_outliers(log_a, "A", r.outliers);
-  flag_outliers(log_b, "B", r.outliers);
-  flag_outliers(logs, "pair", r.outliers);
+  flag_outliers(log_a, "A", kOutlierLevelPerSide, first_run, r.outliers);
+  flag_outliers(log_b, "B", kOutlierLevelPerSide, first_run, r.outliers);
+  flag_outliers(logs, "pair", kOutlierLevelPairs, first_run, r.outliers);
   if (n < 2) {
     r.reason = "one pair has no spread to judge by";
+    r.verdict = Verdict::withheld;
+    return {r, {}};
+  }
+  const auto [lowest, highest] = std::minmax_element(logs.begin(), logs.end());
+  const bool agree = *highest - *lowest <= kAgreeingLogRatios;
+  if (n < kMinPairsForVerdict) {
+    r.reason = fmt::format("{} pair{} (a verdict needs {})", n, n == 1 ? "" : "s", kMinPairsForVerdict);
+  } else if (agree) {
+    r.reason = "every pair gave the same ratio, so there is no spread to build an interval on";
+  }
+  if (agree) {
+    // Rounding alone separates them: no interval, at any ratio (exactly equal or not).
+    r.verdict = Verdict::withheld;
     return {r, {}};
   }
   double squares = 0;
@@ -167,17 +218,32 @@ PairedOutcome analyse_pairs(std::span<const double> a, std::span<const double> b
   const double half = t975 * r.sd_log / std::sqrt(static_cast<double>(n));
   r.ci_low = percent_of_log(mean - half);
   r.ci_high = percent_of_log(mean + half);
-  if (n < kMostPairs) r.smallest_detectable_percent = percent_of_log(detectable_log(r.sd_log, n));
-  const bool excludes_zero = mean - half > 0 || mean + half < 0;
-  if (n < kMinPairsForVerdict) {
-    r.reason = fmt::format("{} pair{} (a verdict needs {})", n, n == 1 ? "" : "s", kMinPairsForVerdict);
-  } else if (half == 0) {
-    r.reason = "every pair gave the same ratio, so the interval has no width";
-  } else if (excludes_zero) {
-    r.verdict = (mean > 0) == (better == Better::higher) ? Verdict::b_better : Verdict::a_better;
+  if (!r.reason.empty()) {
+    r.verdict = Verdict::withheld;
+    return {r, {}};
   }
-  if (r.verdict == Verdict::no_clear_difference && r.sd_log > 0) r.pairs_needed = pairs_for(r.sd_log, kNeededForEffectPercent);
+  if (n < kMostPairs) r.smallest_detectable_percent = percent_of_log(detectable_log(r.sd_log, n));
+  if (mean - half > 0 || mean + half < 0) {
+    r.verdict = (mean > 0) == (better == Better::higher) ? Verdict::b_better : Verdict::a_better;
+  } else {
+    r.pairs_needed = pairs_for(r.sd_log, kNeededForEffectPercent);
+  }
   return {r, {}};
+}
+
+AutoRuns::AutoRuns(double target_percent, int max_pairs, int warmup_pairs)
+    : target_(target_percent), max_pairs_(max_pairs), warmup_pairs_(warmup_pairs) {}
+
+bool AutoRuns::checks_at(int pairs) const {
+  const int measured = pairs - warmup_pairs_;
+  return !pilot_ && pairs % 2 == 0 && measured >= kAutoFirstCheck && pairs + measured <= max_pairs_;
+}
+
+bool AutoRuns::done(int pairs, std::optional<double> half_width) {
+  if (pairs >= max_pairs_) return true;
+  if (pilot_) return pairs >= *pilot_ + (*pilot_ - warmup_pairs_);
+  if (checks_at(pairs) && half_width && *half_width <= target_) pilot_ = pairs;
+  return false;
 }
 
 std::string describe(const PairedResult& r, Better better) {

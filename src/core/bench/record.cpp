@@ -159,6 +159,7 @@ json comparison_json(const ComparisonRecord& c) {
           {"smallest_detectable_percent", optional_json(c.smallest_detectable_percent)},
           {"pairs_needed", needed},
           {"outliers", outliers},
+          {"warnings", c.warnings},
           {"unpaired", unpaired},
           {"bootstrap", {{"seed", c.bootstrap_seed}, {"resamples", c.bootstrap_resamples}}}};
 }
@@ -182,6 +183,9 @@ ComparisonRecord comparison_from(const json& j, int schema) {
   }
   c.method = j.at("method").get<std::string>();
   c.withheld = j.at("withheld").get<std::string>();
+  // Before schema 3 a withheld verdict was stored as no-clear-difference with its reason.
+  if (c.verdict == Verdict::no_clear_difference && !c.withheld.empty()) c.verdict = Verdict::withheld;
+  if (j.contains("warnings")) c.warnings = j.at("warnings").get<std::vector<std::string>>();
   for (const auto& p : j.at("pairs")) {
     c.pairs.push_back({p.at("pair").get<int>(), p.at("a").get<double>(), p.at("b").get<double>(), p.at("log_ratio").get<double>()});
   }
@@ -234,7 +238,9 @@ json to_json(const BenchRecord& r) {
           {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}, {"profile", optional_json(r.app.profile)}}},
           {"runs_per_variant", r.runs_per_variant},
           {"order", r.order},
+          {"order_seed", optional_json(r.order_seed)},
           {"target_percent", optional_json(r.target_percent)},
+          {"pilot_pairs", optional_json(r.pilot_pairs)},
           {"expect_exit", r.expect_exit},
           {"timeout_seconds", optional_json(r.timeout_seconds)},
           {"check", optional_json(r.check)},
@@ -269,6 +275,8 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     } else {
       r.order = j.at("order").get<std::string>();
       r.target_percent = optional_from<double>(j, "target_percent");
+      r.order_seed = optional_from<std::uint64_t>(j, "order_seed");  // schema 3
+      r.pilot_pairs = optional_from<int>(j, "pilot_pairs");
     }
     r.expect_exit = j.at("expect_exit").get<int>();
     r.timeout_seconds = optional_from<double>(j, "timeout_seconds");

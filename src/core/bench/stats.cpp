@@ -20,6 +20,8 @@ std::string_view to_string(Verdict verdict) {
       return "b-better";
     case Verdict::no_clear_difference:
       return "no-clear-difference";
+    case Verdict::withheld:
+      return "withheld";
     case Verdict::invalid:
       return "invalid";
   }
@@ -29,7 +31,7 @@ std::string_view to_string(Verdict verdict) {
 std::optional<Better> parse_better(std::string_view text) { return enum_from_word(text, {Better::higher, Better::lower}); }
 
 std::optional<Verdict> parse_verdict(std::string_view text) {
-  return enum_from_word(text, {Verdict::a_better, Verdict::b_better, Verdict::no_clear_difference, Verdict::invalid});
+  return enum_from_word(text, {Verdict::a_better, Verdict::b_better, Verdict::no_clear_difference, Verdict::withheld, Verdict::invalid});
 }
 
 double median(std::vector<double> values) {

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/bench/paired.hpp>
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -53,15 +56,17 @@ TEST_F(BenchCli, JsonRecordIsPrintedAndKept) {
 }
 
 TEST_F(BenchCli, TextLeadsWithTheSentence) {
-  std::vector<std::string> args = {"--a-runtime",   "native",    "--b-runtime", "native",    "--metric",
-                                   "sps ([0-9.]+)", "--a-label", "old",         "--b-label", "new"};
+  std::vector<std::string> args = {"--a-runtime", "native", "--b-runtime", "native", "--metric",     "sps ([0-9.]+)",
+                                   "--a-label",   "old",    "--b-label",   "new",    "--order-seed", "0"};
   for (auto& a : series()) args.push_back(a);
   auto r = bench(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("no clear difference (95% CI ")) << r.out;
   EXPECT_NE(r.out.find("old"), std::string::npos);
   EXPECT_NE(r.out.find("Record: "), std::string::npos);
-  EXPECT_NE(r.out.find("Method: paired-t-log-ratio/1, 6 pairs in the order ABBABAABABBA"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fmt::format("Method: paired-t-log-ratio/1, 6 pairs in the order {}", bench::order_text(bench::balanced_order(6, 0)))),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Smallest detectable difference: about "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Unpaired (two-stage-bootstrap/1)"), std::string::npos) << r.out;
   // Not a terminal: no progress lines.
@@ -117,8 +122,55 @@ TEST_F(BenchCli, FromRecordRecomputesTheCommittedAaRecord) {
   EXPECT_EQ(out.at("recomputed").at("verdict"), "no-clear-difference");
   EXPECT_EQ(out.at("recomputed").at("method"), "paired-t-log-ratio/1");
   EXPECT_EQ(out.at("recomputed").at("pairs").size(), 5u);
+  // It ran A B A B: compared, with the warning that drift is not cancelled (issue 33).
+  ASSERT_EQ(out.at("recomputed").at("warnings").size(), 1u);
   auto text = bench({"--from-record", file});
   EXPECT_TRUE(text.out.starts_with("Recomputed from ")) << text.out;
+  EXPECT_NE(text.out.find("warning: the order ABABABABAB runs A first in 5 of the 5 pairs"), std::string::npos) << text.out;
+}
+
+// Issue 33: a record edited to AAAAAABBBBBB recomputed to the same verdict.
+TEST_F(BenchCli, FromRecordRefusesAnOrderWithoutPairs) {
+  const std::string file = std::string(ZCUDA_SOURCE_DIR) + "/docs/validation/nvidia-h200-bench-paired-aa.json";
+  json record = json::parse(read_file(file));
+  record["order"] = "AAAAAAAABBBBBBBB";
+  for (auto& v : record.at("variants")) {
+    for (auto& run : v.at("runs")) run["position"] = (v.at("name") == "A" ? 0 : 8) + run.at("run").get<int>();
+  }
+  const fs::path edited = tmp / "edited.json";
+  write_file(edited, record.dump());
+  auto r = bench({"--json", "--from-record", path_to_utf8(edited)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("recomputed").at("verdict"), "withheld");
+  EXPECT_NE(out.at("recomputed").at("withheld").get<std::string>().find("side by side"), std::string::npos);
+}
+
+// Issue 33: at 2 to 4 pairs "Smallest detectable" and "Pairs needed" were printed although no
+// verdict is possible there; and wall time's warm-up was described as values of every run.
+TEST_F(BenchCli, WhatCannotBeSeenIsSaidSo) {
+  std::vector<std::string> args = {"--a-runtime", "native", "--b-runtime", "native", "--metric", "sps ([0-9.]+)", "--runs", "3"};
+  for (auto& a : series()) args.push_back(a);
+  auto r = bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("no verdict: 3 pairs (a verdict needs 5)")) << r.out;
+  EXPECT_NE(r.out.find("Smallest detectable difference: none at 3 pairs: no verdict is given below 5"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Pairs needed"), std::string::npos) << r.out;
+  auto json_run = bench([&] {
+    auto j = args;
+    j.insert(j.begin(), "--json");
+    return j;
+  }());
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.err;
+  const json out = json::parse(json_run.out);
+  EXPECT_EQ(out.at("comparison").at("verdict"), "withheld");
+  EXPECT_TRUE(out.at("comparison").at("smallest_detectable_percent").is_null());
+  EXPECT_TRUE(out.at("comparison").at("pairs_needed").is_null());
+  auto wall = bench({"--a-runtime", "native", "--b-runtime", "native", "--runs", "7", "--warmup", "1", path_to_utf8(test_child()), "out", "x"});
+  ASSERT_EQ(wall.exit_code, 0) << wall.err;
+  EXPECT_NE(wall.out.find("runs 1 to 2 of each variant dropped as warm-up: --warmup 1 in whole blocks of A B B A"), std::string::npos) << wall.out;
+  EXPECT_EQ(wall.out.find("value of every run"), std::string::npos) << wall.out;
+  EXPECT_NE(wall.out.find("5 pairs (runs 3 to 7 of each variant)"), std::string::npos) << wall.out;
 }
 
 TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
@@ -148,7 +200,9 @@ TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {
   EXPECT_LT(std::chrono::steady_clock::now() - pressed, std::chrono::seconds(10));
   const json record = json::parse(bench.out());
   EXPECT_FALSE(record.at("complete").get<bool>());
-  EXPECT_TRUE(record.at("variants").at(0).at("runs").at(0).at("cancelled").get<bool>());
+  // The first block is drawn: the variant that ran first holds the cancelled run.
+  const std::size_t first = record.at("order").get<std::string>().starts_with("B") ? 1 : 0;
+  EXPECT_TRUE(record.at("variants").at(first).at("runs").at(0).at("cancelled").get<bool>());
   EXPECT_TRUE(fs::exists(path_from_utf8(record.at("record").get<std::string>())));
 }
 

@@ -31,15 +31,25 @@ TEST(BenchMetric, EveryMatchIsOneValueInOrder) {
       "iter 4 overall_sps 12876.25";
   auto v = m->extract(output);
   EXPECT_EQ(v.values, (std::vector<double>{1200.5, 13278, 15000, 2, 12876.25}));
-  EXPECT_EQ(v.unreadable, 0u);
+  EXPECT_TRUE(v.rejected.empty());
 }
 
-TEST(BenchMetric, CapturesThatAreNotNumbersAreCounted) {
+TEST(BenchMetric, CapturesThatAreNotNumbersAreKept) {
   auto m = Metric::compile("sps ([^ ]+)");
   ASSERT_TRUE(m);
   auto v = m->extract("sps 12\nsps nan\nsps 1.2.3\nsps inf\n");
   EXPECT_EQ(v.values, (std::vector<double>{12}));
-  EXPECT_EQ(v.unreadable, 3u);
+  EXPECT_EQ(v.rejected, (std::vector<std::string>{"nan", "1.2.3", "inf"}));
+}
+
+// Issue 33: a negative value (or 0) was accepted as a measurement; a bench compares ratios, so
+// such a value is a broken run, named as such.
+TEST(BenchMetric, ValuesAtOrBelowZeroAreRejected) {
+  auto m = Metric::compile("loss ([-0-9.]+)");
+  ASSERT_TRUE(m);
+  auto v = m->extract("loss 1.5\nloss -0.25\nloss 0\nloss 2\n");
+  EXPECT_EQ(v.values, (std::vector<double>{1.5, 2}));
+  EXPECT_EQ(v.rejected, (std::vector<std::string>{"-0.25", "0"}));
 }
 
 TEST(BenchMetric, LongOutputIsReadLineByLine) {

@@ -51,7 +51,9 @@ BenchRecord sample() {
   failed.output_tail = "Segmentation fault\n";
   r.variants[1].runs.push_back(failed);
   r.order = "ABBA";
+  r.order_seed = 77;
   r.target_percent = 2.5;
+  r.pilot_pairs = 1;
   r.variants[0].runs[0].position = 1;
   r.variants[0].runs[0].started = "2026-12-03T08:00:01Z";
   ComparisonRecord& c = r.comparison;
@@ -68,6 +70,7 @@ BenchRecord sample() {
   c.smallest_detectable_percent = 1.5;
   c.pairs_needed = 7;
   c.outliers = {{"A", 2, -12.5}};
+  c.warnings = {"a warning"};
   c.unpaired = UnpairedRecord{-3.1, {-5.0, -1.0}, Verdict::a_better};
   c.bootstrap_seed = 20261203;
   c.bootstrap_resamples = 10000;
@@ -91,8 +94,11 @@ TEST(BenchRecord, ReadsBackExactlyWhatWasWritten) {
 
 TEST(BenchRecord, TheFieldsTheIssueNames) {
   const nlohmann::json j = to_json(sample());
-  EXPECT_EQ(j.at("schema"), 2);
+  EXPECT_EQ(j.at("schema"), 3);
   EXPECT_EQ(j.at("order"), "ABBA");
+  EXPECT_EQ(j.at("order_seed"), 77);
+  EXPECT_EQ(j.at("pilot_pairs"), 1);
+  EXPECT_EQ(j.at("comparison").at("warnings"), nlohmann::json::array({"a warning"}));
   for (const char* key : {"method", "pairs", "smallest_detectable_percent", "pairs_needed", "outliers", "unpaired"}) {
     EXPECT_TRUE(j.at("comparison").contains(key)) << key;
   }
@@ -130,10 +136,10 @@ TEST(BenchRecord, WrongFieldsAreNamed) {
   bad_verdict["comparison"]["verdict"] = "maybe";
   EXPECT_FALSE(bench_record_from_json(bad_verdict));
   nlohmann::json newer = to_json(sample());
-  newer["record_schema"] = 3;
+  newer["record_schema"] = 4;
   auto unsupported = bench_record_from_json(newer);
   ASSERT_FALSE(unsupported);
-  EXPECT_NE(unsupported.error().message.find("schema 3"), std::string::npos);
+  EXPECT_NE(unsupported.error().message.find("schema 4"), std::string::npos);
 }
 
 TEST(BenchRecord, SchemaOneRecordsStillRead) {
@@ -147,6 +153,31 @@ TEST(BenchRecord, SchemaOneRecordsStillRead) {
   EXPECT_EQ(read->comparison.method, kSchema1Method);
   EXPECT_EQ(read->variants[0].runs[0].position, 0);
   EXPECT_TRUE(read->comparison.pairs.empty());
+}
+
+// Issue 33: a withheld verdict was stored as no-clear-difference; it has its own word now, and a
+// record written before (schema 2, a `withheld` reason beside no-clear-difference) reads as one.
+TEST(BenchRecord, AWithheldVerdictHasItsOwnWord) {
+  BenchRecord r = sample();
+  r.comparison.verdict = Verdict::withheld;
+  r.comparison.withheld = "4 pairs (a verdict needs 5)";
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j.at("comparison").at("verdict"), "withheld");
+  auto read = bench_record_from_json(j);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->comparison.verdict, Verdict::withheld);
+  nlohmann::json older = j;
+  older["schema"] = older["record_schema"] = 2;
+  older.erase("order_seed");
+  older.erase("pilot_pairs");
+  older["comparison"].erase("warnings");
+  older["comparison"]["verdict"] = "no-clear-difference";
+  auto old_read = bench_record_from_json(older);
+  ASSERT_TRUE(old_read) << old_read.error().message;
+  EXPECT_EQ(old_read->comparison.verdict, Verdict::withheld);
+  EXPECT_FALSE(old_read->order_seed);
+  older["comparison"]["withheld"] = "";
+  EXPECT_EQ(bench_record_from_json(older)->comparison.verdict, Verdict::no_clear_difference);
 }
 
 TEST(BenchRecord, WrittenUnderHomeAndReadNewestFirst) {
