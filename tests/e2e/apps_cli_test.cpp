@@ -188,10 +188,11 @@ fs::path marking_venv(const fs::path& dir, const std::string& body) {
 TEST(AppsCli, InspectingAFolderNeverRunsItsInterpreter) {
   TempDir home, dir;
   const fs::path python = marking_venv(dir.path(), "");
-  for (const auto& args :
-       std::vector<std::vector<std::string>>{{"apps", (dir / "app").string()},
-                                             {"--json", "apps", (dir / "app").string()},
-                                             {"run", "--no-detect", "--runtime", "native", "--print-env", python.string(), "main.py"}}) {
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"apps", (dir / "app").string()},
+           {"--json", "apps", (dir / "app").string()},
+           {"run", "--no-detect", "--runtime-dir", (dir / "runtime").string(), "--print-env", python.string(), "main.py"}}) {
     auto r = run_zcuda(args, in_home(home));
     EXPECT_EQ(r.exit_code, 0) << args.back() << ": " << r.out << r.err;
     EXPECT_FALSE(fs::exists(dir / "ran")) << "ran the folder's interpreter: " << args.front();

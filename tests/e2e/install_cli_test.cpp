@@ -471,7 +471,7 @@ TEST(InstallCli, UrlDownloadsAreBoundedAndARefusedOneLeavesNoPartial) {
   for (const char* path : {"/dl/big.zip", "/dl/endless.zip"}) {
     auto r = run_zcuda({"--home", h, "install", "--url", server.url(path), "--sha256", digest, "--max-size", "1"});
     EXPECT_EQ(r.exit_code, 6) << path << ": " << r.err;
-    EXPECT_NE(r.err.find("--max-size"), std::string::npos) << r.err;
+    EXPECT_NE((r.out + r.err).find("--max-size"), std::string::npos) << r.out << r.err;
     EXPECT_FALSE(fs::exists(s.home / "cache" / (digest + ".partial"))) << path;
     EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / (std::string(path).substr(4, std::string(path).size() - 8)))) << path;
   }
