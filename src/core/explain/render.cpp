@@ -96,7 +96,8 @@ std::string render_markdown(const KnowledgeBase& kb) {
       "`zcuda run` does the same for a program that fails: it explains the last fatal message of the\n"
       "program's output (a warning only when there is none), and a Windows loader exit status\n"
       "(0xC0000135, 0xC0000139, 0xC0000142) when the failure was a dialog that never reached the output.\n"
-      "Logs may be UTF-8 or UTF-16 (what PowerShell 5.1's `>` writes), with colour codes and progress bars.\n"
+      "Logs may be UTF-8 or UTF-16 (what PowerShell 5.1's `>` and `|` write), with colour codes and progress bars;\n"
+      "a log longer than 64 MiB is explained from its end.\n"
       "In the texts below, {gfx} stands for the gfx target the message names (else your GPU's) and\n"
       "{captured} for the library, function or file it names.\n"
       "A message not listed here: run `zcuda report --bundle` and attach the bundle with the full message.\n\n"
@@ -155,6 +156,19 @@ std::string render_markdown(const KnowledgeBase& kb) {
       out += "\n";
     }
     out += fmt::format("Sources: {}\n", links(e.source));
+  }
+  out +=
+      "\n## Symptoms with no message\n\n"
+      "`zcuda explain --symptom NAME` (`--symptom list` names them) explains a problem that prints nothing and\n"
+      "checks this machine for its cause. They live in `manifests/symptoms.json`: `format` 1 and `symptoms`, each\n"
+      "with `id` (kebab-case), `title`, `seen` (what the user sees), `cause`, `fix`, `check` (the check zcuda runs:\n"
+      "`compute_cache`, `physx_install` or `launcher`) and `source` (public `https://` addresses, separated by `; `).\n"
+      "A new check is code in `src/core/explain/symptoms.cpp`.\n";
+  if (auto symptoms = builtin_symptoms()) {
+    for (const auto& s : **symptoms) {
+      out += fmt::format("\n### {}\n\n`zcuda explain --symptom {}` (checks: `{}`)\n\n{}\n\n**Cause.** {}\n\n**Fix.** {}\n\nSources: {}\n", s.title,
+                         s.id, to_string(s.check), s.seen, s.cause, s.fix, links(s.source));
+    }
   }
   return out;
 }
