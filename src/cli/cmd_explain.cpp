@@ -126,7 +126,7 @@ CommandRun setup_explain(CLI::App& sub) {
             if (!std::filesystem::exists(path_from_utf8(text), ec)) return "File does not exist: " + text;
             return {};
           },
-          "LOG|-"));
+          ""));
   sub.add_option("--symptom", o->symptom, "Check this machine for a problem that has no message (`list` names them)")->type_name("NAME|list");
   sub.add_flag("--list", o->list, "List the failures zcuda knows");
   sub.add_flag("--markdown", o->markdown, "With --list: the troubleshooting page as Markdown (docs/troubleshooting.md)");

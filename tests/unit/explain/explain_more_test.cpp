@@ -182,8 +182,11 @@ std::string utf16le(std::string_view ascii, bool bom) {
   return out;
 }
 
+// A stream holding `bytes`, read from its start; nullptr where no temporary file can be made
+// (Windows' tmpfile writes to the drive's root).
 std::FILE* stream_of(const std::string& bytes) {
   std::FILE* f = std::tmpfile();
+  if (f == nullptr) return nullptr;
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::rewind(f);
   return f;
@@ -191,6 +194,7 @@ std::FILE* stream_of(const std::string& bytes) {
 
 TEST(LogInput, AStreamWithinTheBoundIsKeptWhole) {
   std::FILE* f = stream_of("line one\nRuntimeError: No CUDA GPUs are available\n");
+  if (f == nullptr) GTEST_SKIP() << "no temporary file here";
   auto tail = platform::read_stream_tail(f, 1024);
   std::fclose(f);
   ASSERT_TRUE(tail);
@@ -204,6 +208,7 @@ TEST(LogInput, ALongStreamKeepsItsEndFromAWholeLine) {
   for (int i = 0; i < 5000; ++i) log += "progress " + std::to_string(i) + "\n";
   log += "RuntimeError: No CUDA GPUs are available\n";
   std::FILE* f = stream_of(log);
+  if (f == nullptr) GTEST_SKIP() << "no temporary file here";
   auto tail = platform::read_stream_tail(f, 4096);
   std::fclose(f);
   ASSERT_TRUE(tail);
@@ -226,6 +231,7 @@ TEST(LogInput, ACutUtf16StreamStaysAlignedWithAndWithoutItsBom) {
     const std::string bytes = utf16le(ascii, bom);
     for (std::size_t cap : {std::size_t{4095}, std::size_t{4096}, std::size_t{5001}}) {
       std::FILE* f = stream_of(bytes);
+      if (f == nullptr) GTEST_SKIP() << "no temporary file here";
       auto tail = platform::read_stream_tail(f, cap);
       std::fclose(f);
       ASSERT_TRUE(tail);
