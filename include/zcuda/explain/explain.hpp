@@ -4,6 +4,7 @@
 // with this machine's facts.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <string>
@@ -15,6 +16,7 @@
 #include <zcuda/home/home.hpp>
 #include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
+#include <zcuda/platform/files.hpp>
 
 namespace zcuda::explain {
 
@@ -22,13 +24,29 @@ namespace zcuda::explain {
 // fatal message of a failed program, a warning only when there is none).
 enum class Severity { fatal, warning };
 
+// What a machine fact says of one cause of a message (a `when` word of the knowledge base).
+enum class Signal { driver_25_5_1, integrated_gpu_first, runtime_files_quarantined };
+std::string_view to_string(Signal signal);
+const std::vector<Signal>& all_signals();
+
+// One of several real causes of one message, with the machine facts that make it likely.
+struct Cause {
+  std::string id;  // kebab-case, unique within its entry
+  std::string cause;
+  std::string fix;
+  std::vector<Signal> when;  // any of these holding here makes it likely; all ruled out, unlikely
+  std::string source;        // public addresses that establish this cause, separated by "; "
+};
+
 struct Entry {
   std::string id;                     // stable, kebab-case
   std::string title;                  // may hold {gfx} / {captured}
   std::vector<std::string> patterns;  // ECMAScript regular expressions, case-insensitive, per line
   std::vector<std::string> samples;   // the real message texts from the sources
-  std::string cause;
-  std::string fix;
+  std::string cause;                  // empty when the entry has `causes`
+  std::string fix;                    // likewise
+  // Several real causes, in the order of how often the sources report them; ranked per machine.
+  std::vector<Cause> causes;
   std::vector<std::string> facts;  // which machine facts matter (see fact_keys())
   std::string source;              // public addresses only (https://...), separated by "; "
   Severity severity = Severity::fatal;
@@ -91,6 +109,9 @@ struct MachineFacts {
   std::string user_folder;               // USERPROFILE / HOME
   // The ZLUDA family of the runtime in use ("upstream", "lshqqytiger"), when known.
   std::optional<std::string> runtime_family;
+  // Whether an installed runtime's files were checked against its receipt (quarantined is then
+  // the answer, empty or not).
+  bool quarantine_checked = false;
 };
 
 // This machine's facts: detection as a launch uses it (file probes only), the installed runtime's
@@ -98,6 +119,32 @@ struct MachineFacts {
 MachineFacts gather_machine_facts(const home::Home& home);
 // The same from what a caller already has (run: its launch's detection, its runtime's check).
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined);
+
+// How likely a cause is on this machine: a fact points at it, nothing here tells, or every fact
+// it depends on rules it out.
+enum class Likelihood { likely, possible, unlikely };
+std::string_view to_string(Likelihood likelihood);
+
+// What one signal says here: yes / no / unknown, and the sentence saying why.
+struct SignalReading {
+  Signal signal = Signal::driver_25_5_1;
+  std::optional<bool> holds;
+  std::string because;
+};
+SignalReading read_signal(Signal signal, const MachineFacts& machine);
+
+struct RankedCause {
+  std::string id;
+  std::string cause;
+  std::string fix;
+  std::string source;
+  Likelihood likelihood = Likelihood::possible;
+  std::vector<std::string> because;  // what this machine says about it
+};
+
+// An entry's causes, the likeliest first (likely, then possible, then unlikely; the entry's
+// order within each).
+std::vector<RankedCause> rank_causes(const Entry& entry, const MachineFacts& machine);
 
 struct Explanation {
   std::string id;
@@ -109,6 +156,8 @@ struct Explanation {
   std::size_t line_number = 0;
   std::optional<std::string> gfx;  // the gfx the text is about (the message's, else the machine's)
   std::vector<std::string> facts;  // sentences about this machine
+  // An entry with several causes: all of them, the likeliest first (cause and fix above are its).
+  std::vector<RankedCause> causes;
 };
 
 Explanation explain_match(const Match& match, const MachineFacts& machine);
@@ -123,5 +172,63 @@ nlohmann::json to_json(const Explanation& explanation);
 std::string render_text(const Explanation& explanation);
 // The troubleshooting page (docs/troubleshooting.md): every entry, unfilled.
 std::string render_markdown(const KnowledgeBase& kb);
+
+// ---- Reading a log: a file or standard input, bounded.
+
+// The most of a log zcuda reads; a longer one is explained from its last kLogCap bytes.
+inline constexpr std::size_t kLogCap = std::size_t{64} << 20;
+
+struct LogInput {
+  std::string text;         // what is explained
+  std::string source;       // "standard input", or the file as a message names it
+  std::uint64_t total = 0;  // bytes in the whole input
+  bool cut = false;         // only its end was kept
+};
+
+// The bytes kept of a stream, as text the matcher reads: a cut one keeps UTF-16's alignment and
+// its BOM, and starts at its first whole line.
+LogInput log_from_tail(platform::StreamTail tail, std::string source);
+// --file LOG: a regular file only (ErrorKind::unsupported for a FIFO, a directory, a device).
+Result<LogInput> read_log_file(const std::filesystem::path& path, std::size_t max_bytes = kLogCap);
+// Standard input (a pipe, a redirected file), in binary mode.
+Result<LogInput> read_log_stdin(std::size_t max_bytes = kLogCap);
+// The sentence saying what was left out, for a cut input.
+std::string cut_notice(const LogInput& input);
+
+// ---- Symptoms with no message (manifests/symptoms.json): what this machine shows about them.
+
+// The check a symptom runs on this machine.
+enum class SymptomCheck { compute_cache, physx_install, launcher };
+std::string_view to_string(SymptomCheck check);
+
+struct Symptom {
+  std::string id;
+  std::string title;
+  std::string seen;  // what the user sees
+  std::string cause;
+  std::string fix;
+  SymptomCheck check = SymptomCheck::compute_cache;
+  std::string source;
+};
+
+Result<std::vector<Symptom>> parse_symptoms(std::string_view json_text);
+Result<const std::vector<Symptom>*> builtin_symptoms();
+
+// What a check found: sentences, and whether it points at the symptom's cause here (nullopt:
+// nothing here tells).
+struct SymptomFindings {
+  std::optional<bool> fits;
+  std::vector<std::string> found;
+};
+struct SymptomReport {
+  const Symptom* symptom = nullptr;
+  SymptomFindings findings;
+};
+
+// Runs the symptom's check on this machine.
+SymptomReport check_symptom(const Symptom& symptom, const home::Home& home);
+
+nlohmann::json to_json(const SymptomReport& report);
+std::string render_text(const SymptomReport& report);
 
 }  // namespace zcuda::explain

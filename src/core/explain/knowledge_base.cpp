@@ -36,15 +36,26 @@ Result<std::vector<std::string>> list_field(const json& e, const char* name, con
   return out;
 }
 
+// The texts of an entry that are filled with {gfx} and {captured}: title, cause, fix, and each
+// alternative cause's.
+std::vector<const std::string*> texts(const Entry& e) {
+  std::vector<const std::string*> out = {&e.title, &e.cause, &e.fix};
+  for (const auto& c : e.causes) {
+    out.push_back(&c.cause);
+    out.push_back(&c.fix);
+  }
+  return out;
+}
+
 bool uses(const Entry& e, std::string_view placeholder) {
-  return e.title.find(placeholder) != std::string::npos || e.cause.find(placeholder) != std::string::npos ||
-         e.fix.find(placeholder) != std::string::npos;
+  const auto all = texts(e);
+  return std::any_of(all.begin(), all.end(), [&](const std::string* t) { return t->find(placeholder) != std::string::npos; });
 }
 
 // {gfx} glued to a word ("TensileLibrary_lazy_{gfx}.dat") reads wrongly when the gfx is unknown
 // and "your GPU's gfx target" stands in for it.
 bool gfx_inside_word(const Entry& e) {
-  for (const std::string* text : {&e.title, &e.cause, &e.fix}) {
+  for (const std::string* text : texts(e)) {
     for (std::size_t at = text->find("{gfx}"); at != std::string::npos; at = text->find("{gfx}", at + 1)) {
       if (at > 0 && (std::isalnum(static_cast<unsigned char>((*text)[at - 1])) || (*text)[at - 1] == '_')) return true;
     }
@@ -77,6 +88,56 @@ bool is_kebab(const std::string& id) {
   return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
+// "causes": two or more alternatives, each with its own id, cause, fix, source and the signals
+// ("when") that make it likely here.
+Result<std::vector<Cause>> parse_causes(const json& list, const std::string& where) {
+  if (!list.is_array() || list.size() < 2) {
+    return fail(ErrorKind::invalid_input, where + ": \"causes\" must be a list of two or more causes (one cause: write \"cause\" and \"fix\")");
+  }
+  std::vector<Cause> out;
+  std::set<std::string> ids;
+  std::size_t index = 0;
+  for (const auto& c : list) {
+    std::string at = fmt::format("{}: causes[{}]", where, index++);
+    if (!c.is_object()) return fail(ErrorKind::invalid_input, at + " is not an object");
+    for (const auto& [key, value] : c.items()) {
+      if (key != "id" && key != "cause" && key != "fix" && key != "when" && key != "source") {
+        return fail(ErrorKind::invalid_input, fmt::format("{}: unknown field \"{}\" (id, cause, fix, when, source)", at, key));
+      }
+    }
+    Cause cause;
+    for (auto [name, target] : {std::pair{"id", &cause.id}, {"cause", &cause.cause}, {"fix", &cause.fix}, {"source", &cause.source}}) {
+      auto value = text_field(c, name, at);
+      if (!value) return std::unexpected(value.error());
+      *target = *value;
+    }
+    at += " (" + cause.id + ")";
+    if (!is_kebab(cause.id)) return fail(ErrorKind::invalid_input, at + ": the id must be kebab-case");
+    if (!ids.insert(cause.id).second) return fail(ErrorKind::invalid_input, at + ": the id is used twice in this entry");
+    if (auto part = non_public_source(cause.source)) {
+      return fail(ErrorKind::invalid_input,
+                  fmt::format("{}: the source \"{}\" is not a public https:// address (separate several with \"; \")", at, *part));
+    }
+    auto when = list_field(c, "when", at, true);
+    if (!when) return std::unexpected(when.error());
+    for (const auto& word : *when) {
+      const auto& all = all_signals();
+      auto it = std::find_if(all.begin(), all.end(), [&](Signal s) { return to_string(s) == word; });
+      if (it == all.end()) {
+        std::vector<std::string_view> words;
+        for (auto s : all) words.push_back(to_string(s));
+        return fail(ErrorKind::invalid_input, fmt::format("{}: unknown signal \"{}\" in \"when\" ({})", at, word, fmt::join(words, ", ")));
+      }
+      if (std::find(cause.when.begin(), cause.when.end(), *it) != cause.when.end()) {
+        return fail(ErrorKind::invalid_input, fmt::format("{}: the signal \"{}\" is named twice", at, word));
+      }
+      cause.when.push_back(*it);
+    }
+    out.push_back(std::move(cause));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& fact_keys() {
@@ -104,10 +165,25 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
     where += " (" + entry.id + ")";
     if (!is_kebab(entry.id)) return fail(ErrorKind::invalid_input, where + ": the id must be kebab-case");
     if (!ids.insert(entry.id).second) return fail(ErrorKind::invalid_input, where + ": the id is used twice");
-    for (auto [name, target] : {std::pair{"title", &entry.title}, {"cause", &entry.cause}, {"fix", &entry.fix}, {"source", &entry.source}}) {
+    for (auto [name, target] : {std::pair{"title", &entry.title}, {"source", &entry.source}}) {
       auto value = text_field(e, name, where);
       if (!value) return std::unexpected(value.error());
       *target = *value;
+    }
+    // One cause (cause and fix), or several (causes), never both: two texts would disagree.
+    if (e.contains("causes")) {
+      if (e.contains("cause") || e.contains("fix")) {
+        return fail(ErrorKind::invalid_input, where + ": an entry with \"causes\" has no \"cause\" or \"fix\" of its own (each cause has its own)");
+      }
+      auto causes = parse_causes(e.at("causes"), where);
+      if (!causes) return std::unexpected(causes.error());
+      entry.causes = std::move(*causes);
+    } else {
+      for (auto [name, target] : {std::pair{"cause", &entry.cause}, {"fix", &entry.fix}}) {
+        auto value = text_field(e, name, where);
+        if (!value) return std::unexpected(value.error());
+        *target = *value;
+      }
     }
     if (auto part = non_public_source(entry.source)) {
       return fail(ErrorKind::invalid_input,

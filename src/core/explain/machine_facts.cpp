@@ -149,6 +149,7 @@ MachineFacts gather_machine_facts(const home::Home& home) {
   auto facts = machine_facts(launch::detect_for_launch(), launch::quarantined_files(home));
   // The installed runtime's family, its digests from the receipt (no 68 MB hash per explain).
   if (auto installed = launch::installed_runtime(home, platform::current_os()); installed && *installed) {
+    facts.quarantine_checked = true;
     if ((*installed)->family.family != family::Family::unknown) facts.runtime_family = std::string(family::to_string((*installed)->family.family));
   }
   return facts;
@@ -175,10 +176,22 @@ Explanation explain_match(const Match& match, const MachineFacts& machine) {
   if (!out.gfx && machine.profile) out.gfx = launch::settings_from_profile(*machine.profile).gfx;
   const std::string gfx_text = out.gfx.value_or("your GPU's gfx target");
   const std::string captured = match.captured.empty() ? "the library" : match.captured;
-  for (auto [from, to] : {std::pair{&e.title, &out.title}, {&e.cause, &out.cause}, {&e.fix, &out.fix}}) {
-    *to = *from;
-    replace_all(*to, "{gfx}", gfx_text);
-    replace_all(*to, "{captured}", captured);
+  auto fill = [&](std::string text) {
+    replace_all(text, "{gfx}", gfx_text);
+    replace_all(text, "{captured}", captured);
+    return text;
+  };
+  out.title = fill(e.title);
+  out.cause = fill(e.cause);
+  out.fix = fill(e.fix);
+  if (!e.causes.empty()) {
+    out.causes = rank_causes(e, machine);
+    for (auto& c : out.causes) {
+      c.cause = fill(c.cause);
+      c.fix = fill(c.fix);
+    }
+    out.cause = out.causes.front().cause;
+    out.fix = out.causes.front().fix;
   }
   for (const auto& key : e.facts) {
     for (auto& sentence : fact(key, machine, out.gfx, match)) {

@@ -1,5 +1,6 @@
 #include <zcuda/platform/files.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -9,6 +10,8 @@
 #include <fmt/format.h>
 
 #ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
 #include <windows.h>
 #else
 #include <fcntl.h>
@@ -34,6 +37,92 @@ Result<std::string> read_file(const fs::path& path, std::size_t max_bytes) {
   }
   if (in.bad()) return std::unexpected(io_error("read", path, std::error_code(errno, std::generic_category())));
   return content;
+}
+
+namespace {
+
+constexpr std::size_t kHeadBytes = 4;
+
+// Appends a chunk, keeping the head apart and the last `max_bytes` bytes; the buffer is trimmed
+// only when it has grown to twice the bound, so trimming costs O(1) per byte.
+void keep_tail(StreamTail& out, const char* data, std::size_t n, std::size_t max_bytes) {
+  if (out.head.size() < kHeadBytes) out.head.append(data, std::min(n, kHeadBytes - out.head.size()));
+  out.total += n;
+  out.tail.append(data, n);
+  if (out.tail.size() > 2 * max_bytes + 65536) out.tail.erase(0, out.tail.size() - max_bytes);
+}
+
+void finish_tail(StreamTail& out, std::size_t max_bytes) {
+  if (out.tail.size() > max_bytes) out.tail.erase(0, out.tail.size() - max_bytes);
+}
+
+}  // namespace
+
+Result<StreamTail> read_stream_tail(std::FILE* stream, std::size_t max_bytes) {
+  StreamTail out;
+  std::string buffer(65536, '\0');
+  while (true) {
+    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), stream);
+    if (n > 0) keep_tail(out, buffer.data(), n, max_bytes);
+    if (n < buffer.size()) {
+      if (std::ferror(stream)) return fail(ErrorKind::io, "Reading standard input failed");
+      if (std::feof(stream)) break;
+    }
+  }
+  finish_tail(out, max_bytes);
+  return out;
+}
+
+Result<StreamTail> read_stdin_tail(std::size_t max_bytes) {
+#ifdef _WIN32
+  _setmode(_fileno(stdin), _O_BINARY);
+#endif
+  return read_stream_tail(stdin, max_bytes);
+}
+
+std::optional<std::string> non_regular_kind(const fs::path& path, bool& exists) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  exists = fs::exists(status);
+  if (!exists || fs::is_regular_file(status)) return std::nullopt;
+  switch (status.type()) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+Result<StreamTail> read_file_tail(const fs::path& path, std::size_t max_bytes) {
+  bool exists = false;
+  if (auto kind = non_regular_kind(path, exists)) return fail(ErrorKind::unsupported, fmt::format("{} is {}, not a regular file", path, *kind));
+  if (!exists) return std::unexpected(open_for_reading_error(path, std::make_error_code(std::errc::no_such_file_or_directory)));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected(open_for_reading_error(path, std::error_code(errno, std::generic_category())));
+  StreamTail out;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  std::string buffer(65536, '\0');
+  if (!ec && size > max_bytes) {  // the head, then a jump to the last max_bytes
+    in.read(buffer.data(), kHeadBytes);
+    out.head.assign(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    in.seekg(static_cast<std::streamoff>(size - max_bytes));
+    out.total = size - max_bytes;
+  }
+  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+    keep_tail(out, buffer.data(), static_cast<std::size_t>(in.gcount()), max_bytes);
+  }
+  if (in.bad()) return std::unexpected(io_error("read", path, std::error_code(errno, std::generic_category())));
+  finish_tail(out, max_bytes);
+  return out;
 }
 
 Status rename_with_retry(const fs::path& from, const fs::path& to) {

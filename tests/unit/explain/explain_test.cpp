@@ -100,7 +100,7 @@ const std::vector<RealMessage>& real_messages() {
       {"cuda-unknown-error-after-driver-update",
        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
        "CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
-       "driver update"},
+       "could not initialise CUDA"},
       // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/417
       {"torch-no-nvidia-driver",
        "    RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from "
