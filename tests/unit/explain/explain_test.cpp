@@ -243,6 +243,30 @@ const std::vector<RealMessage>& real_messages() {
        "version file"},
       // https://github.com/ROCm/TheRock/issues/1062
       {"hipblaslt-unsupported-gpu-target", "[hipBLASLt configure]   Unsupported GPU target: gfx1102", "gfx1102"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/3680
+      {"hip-path-unquoted-program-files", "'C:\\Program' is not recognized as an internal or external command,", "HIP_PATH"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/348
+      {"comfyui-zluda-archive-missing", "tar.exe: Error opening archive: Failed to open 'zluda.zip'", "zluda.zip"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/5943
+      {"libdrm-amdgpu-ids-missing", "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory", "amdgpu.ids"},
+      // https://github.com/ROCm/ROCm-docker/issues/116
+      {"kfd-permission-denied", "Unable to open /dev/kfd read-write: Permission denied", "/dev/kfd"},
+      // https://github.com/ollama/ollama/issues/8851
+      {"gpu-memory-access-fault",
+       "Memory access fault by GPU node-1 (Agent handle: 0x5635e3db2590) on address 0x7f189722f000. Reason: Page not present or supervisor "
+       "privilege.",
+       "Memory access fault"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
+      {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
+      // https://github.com/rocm-arch/rocm-arch/issues/901
+      {"hsa-out-of-resources",
+       "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the "
+       "core runtime library needs to spawn threads or create internal OS-specific events.",
+       "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
+      // https://github.com/likelovewant/ollama-for-amd/issues/41
+      {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
+      // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
+      {"hipblaslt-heuristic-fetch-failed", "rocBLAS warning: hipBlasLT failed, falling back to tensile. ", "Tensile"},
   };
   return rows;
 }
