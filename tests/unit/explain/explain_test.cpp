@@ -267,6 +267,24 @@ const std::vector<RealMessage>& real_messages() {
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
       {"hipblaslt-heuristic-fetch-failed", "rocBLAS warning: hipBlasLT failed, falling back to tensile. ", "Tensile"},
+      // https://github.com/ROCm/rocBLAS/issues/1280
+      {"rocm-device-library-missing",
+       "    clang-15: error: cannot find ROCm device library; provide its path via '--rocm-path' or '--rocm-device-lib-path', or pass '-nogpulib' to "
+       "build without ROCm device library",
+       "device library"},
+      // https://github.com/ostris/ai-toolkit/issues/91
+      {"torch-openmp-runtime-missing",
+       "Error running job: [WinError 126] 找不到指定的模块。 Error loading \"C:\\Users\\daizh\\Documents\\LORA "
+       "Traning\\ai-toolkit\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+       "fbgemm.dll"},
+      // https://github.com/vosen/ZLUDA/issues/470
+      {"zluda-gpu-too-old", "Not supported in cuDevicePrimaryCtxGetState(cuDevice, &ctx_flags, &active)", "GPU"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/141
+      {"comfyui-zluda-no-cuda-device", "CUDA device detected: None", "no CUDA device"},
+      // https://github.com/ddh0/easy-llama/issues/1
+      {"hip-cmake-package-not-found", "        Could not find a package configuration file provided by \"hip\" with any of", "hip-config.cmake"},
+      // https://github.com/ROCm/TheRock/issues/2177
+      {"therock-core-lacks-hip-cmake", "  does not contain the HIP runtime CMake package, expected at one of:", "_rocm_sdk_core"},
   };
   return rows;
 }
