@@ -285,6 +285,14 @@ const std::vector<RealMessage>& real_messages() {
       {"hip-cmake-package-not-found", "        Could not find a package configuration file provided by \"hip\" with any of", "hip-config.cmake"},
       // https://github.com/ROCm/TheRock/issues/2177
       {"therock-core-lacks-hip-cmake", "  does not contain the HIP runtime CMake package, expected at one of:", "_rocm_sdk_core"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/592
+      {"directml-out-of-memory", "RuntimeError: Could not allocate tensor with 4915840 bytes. There is not enough GPU video memory available!",
+       "DirectML"},
+      // https://github.com/lemonade-sdk/llamacpp-rocm/issues/79
+      {"ggml-rocm-buffer-alloc-failed",
+       "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory", "VRAM"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/202
+      {"comfyui-zluda-hip-sdk-not-found", "HIP SDK not found. Please install ROCm/HIP first.", "HIP SDK"},
   };
   return rows;
 }
