@@ -293,6 +293,14 @@ const std::vector<RealMessage>& real_messages() {
        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory", "VRAM"},
       // https://github.com/patientx/ComfyUI-Zluda/issues/202
       {"comfyui-zluda-hip-sdk-not-found", "HIP SDK not found. Please install ROCm/HIP first.", "HIP SDK"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/23
+      {"torch-too-old-for-webui",
+       "AttributeError: module 'torch.backends.cuda' has no attribute 'enable_cudnn_sdp'. Did you mean: 'enable_flash_sdp'", "PyTorch"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/128
+      {"onnxruntime-windows-version-warning",
+       "C:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_validation.py:26: UserWarning: Unsupported Windows version (11). "
+       "ONNX Runtime supports Windows 10 and above, only.",
+       "ONNX Runtime"},
   };
   return rows;
 }
