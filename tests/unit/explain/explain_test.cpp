@@ -256,6 +256,15 @@ const std::vector<RealMessage>& real_messages() {
        "Memory access fault by GPU node-1 (Agent handle: 0x5635e3db2590) on address 0x7f189722f000. Reason: Page not present or supervisor "
        "privilege.",
        "Memory access fault"},
+      // https://github.com/ROCm/TheRock/blob/main/docs/development/windows_support.md
+      {"therock-ccache-duplicate-symbol", "[rocBLAS] lld-link: error: duplicate symbol: rocblas_dtbsv_batched", "duplicate symbol"},
+      // https://github.com/ROCm/TheRock/blob/main/docs/development/windows_support.md
+      {"therock-gfx-family-unsupported", "error: directive requires gfx90a+", "gfx90a"},
+      // https://github.com/pytorch/pytorch/issues/138067
+      {"hipblaslt-unsupported-arch-error", "Attempting to use hipBLASLt on a unsupported architecture!", "hipBLASLt"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/5643
+      {"hipblaslt-unsupported-arch-fallback",
+       "<stdin>:6: UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas", "hipBLAS"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
