@@ -265,6 +265,15 @@ const std::vector<RealMessage>& real_messages() {
       // https://github.com/ROCm/legacy-rocm-build/issues/5643
       {"hipblaslt-unsupported-arch-fallback",
        "<stdin>:6: UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas", "hipBLAS"},
+      // https://github.com/OpenBMB/MiniCPM-V/issues/356
+      {"cuda-invalid-device-ordinal", "RuntimeError: CUDA error: invalid device ordinal", "GPU number"},
+      // https://github.com/ollama/ollama/issues/6336
+      {"ollama-gfx-override-active",
+       "time=2024-08-13T16:46:10.463+08:00 level=INFO source=amd_linux.go:348 msg=\"skipping rocm gfx compatibility check\" "
+       "HSA_OVERRIDE_GFX_VERSION=9.0.0",
+       "HSA_OVERRIDE_GFX_VERSION"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/1375
+      {"amdgpu-dkms-build-failed", "Error! Bad return status for module build on kernel: 5.8.0-43-generic (x86_64)", "kernel"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
