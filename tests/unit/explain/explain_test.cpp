@@ -274,6 +274,10 @@ const std::vector<RealMessage>& real_messages() {
        "HSA_OVERRIDE_GFX_VERSION"},
       // https://github.com/ROCm/legacy-rocm-build/issues/1375
       {"amdgpu-dkms-build-failed", "Error! Bad return status for module build on kernel: 5.8.0-43-generic (x86_64)", "kernel"},
+      // https://github.com/noonghunna/club-3090/issues/186
+      {"llamacpp-no-gpu-offload", "warning: no usable GPU found, --gpu-layers option will be ignored", "--gpu-layers"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/4098
+      {"amdgpu-module-not-loaded", "ERROR:root:Driver not initialized (amdgpu not found in modules)", "amdgpu"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
