@@ -278,6 +278,12 @@ const std::vector<RealMessage>& real_messages() {
       {"llamacpp-no-gpu-offload", "warning: no usable GPU found, --gpu-layers option will be ignored", "--gpu-layers"},
       // https://github.com/ROCm/legacy-rocm-build/issues/4098
       {"amdgpu-module-not-loaded", "ERROR:root:Driver not initialized (amdgpu not found in modules)", "amdgpu"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/416
+      {"torch-directml-missing", "DirectML initialization failed: No module named 'torch_directml'", "torch-directml"},
+      // https://github.com/Bforartists/Bforartists/issues/4537
+      {"blender-hip-kernel-missing", "\"HIP binary kernel for this graphics card compute capability (11.0) not found.\"", "HIP kernels"},
+      // https://github.com/NixOS/nixpkgs/issues/265371
+      {"blender-hip-init-invalid-device", "HIP hipInit: Invalid device", "HIP"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
