@@ -284,6 +284,12 @@ const std::vector<RealMessage>& real_messages() {
       {"blender-hip-kernel-missing", "\"HIP binary kernel for this graphics card compute capability (11.0) not found.\"", "HIP kernels"},
       // https://github.com/NixOS/nixpkgs/issues/265371
       {"blender-hip-init-invalid-device", "HIP hipInit: Invalid device", "HIP"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/268
+      {"torch-directml-no-wheel", "ERROR: Could not find a version that satisfies the requirement torch-directml (from versions: none)",
+       "torch-directml"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/5410
+      {"torch-version-no-wheel", "stderr: ERROR: Could not find a version that satisfies the requirement torch==1.12.1+cu113 (from versions: none)",
+       "PyTorch"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
