@@ -290,6 +290,8 @@ const std::vector<RealMessage>& real_messages() {
       // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/5410
       {"torch-version-no-wheel", "stderr: ERROR: Could not find a version that satisfies the requirement torch==1.12.1+cu113 (from versions: none)",
        "PyTorch"},
+      // https://github.com/vladmandic/sdnext/issues/3835
+      {"sdnext-started-without-launcher", "AttributeError: 'Namespace' object has no attribute 'experimental'", "webui.py"},
       // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
       {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
       // https://github.com/rocm-arch/rocm-arch/issues/901
