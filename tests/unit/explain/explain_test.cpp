@@ -299,6 +299,9 @@ const std::vector<RealMessage>& real_messages() {
        "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the "
        "core runtime library needs to spawn threads or create internal OS-specific events.",
        "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
+      // https://github.com/patientx-cfz/comfyui-rocm/issues/59
+      {"therock-pip-index-no-rocm",
+       "cmd.exe : ERROR: Could not find a version that satisfies the requirement rocm[devel,libraries] (from versions: none)", "index URL"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
