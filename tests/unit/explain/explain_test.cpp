@@ -302,6 +302,8 @@ const std::vector<RealMessage>& real_messages() {
       // https://github.com/patientx-cfz/comfyui-rocm/issues/59
       {"therock-pip-index-no-rocm",
        "cmd.exe : ERROR: Could not find a version that satisfies the requirement rocm[devel,libraries] (from versions: none)", "index URL"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/599
+      {"webui-skip-torch-cuda-test", "> WARNING: you should not skip torch test unless you want CPU to work.", "--skip-torch-cuda-test"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
