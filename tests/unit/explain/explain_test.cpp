@@ -304,6 +304,11 @@ const std::vector<RealMessage>& real_messages() {
        "cmd.exe : ERROR: Could not find a version that satisfies the requirement rocm[devel,libraries] (from versions: none)", "index URL"},
       // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/599
       {"webui-skip-torch-cuda-test", "> WARNING: you should not skip torch test unless you want CPU to work.", "--skip-torch-cuda-test"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/pull/6510
+      {"webui-nans-in-unet",
+       "modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough precision to "
+       "represent the picture, or because your video card does not support half type. Try using --no-half commandline argument to fix this.",
+       "NaN"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
