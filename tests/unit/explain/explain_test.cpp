@@ -309,6 +309,11 @@ const std::vector<RealMessage>& real_messages() {
        "modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough precision to "
        "represent the picture, or because your video card does not support half type. Try using --no-half commandline argument to fix this.",
        "NaN"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/6923
+      {"webui-nans-in-vae",
+       "modules.devices.NansException: A tensor with all NaNs was produced in VAE. This could be because there's not enough precision to represent "
+       "the picture. Try adding --no-half-vae commandline argument to fix this. Use --disable-nan-check commandline argument to disable this check.",
+       "VAE"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
