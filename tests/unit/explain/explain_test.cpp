@@ -314,6 +314,8 @@ const std::vector<RealMessage>& real_messages() {
        "modules.devices.NansException: A tensor with all NaNs was produced in VAE. This could be because there's not enough precision to represent "
        "the picture. Try adding --no-half-vae commandline argument to fix this. Use --disable-nan-check commandline argument to disable this check.",
        "VAE"},
+      // https://github.com/ROCm/hip/issues/3799
+      {"torch-rocm-no-hip-gpus", "RuntimeError: No HIP GPUs are available", "GPU"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
