@@ -316,6 +316,11 @@ const std::vector<RealMessage>& real_messages() {
        "VAE"},
       // https://github.com/ROCm/hip/issues/3799
       {"torch-rocm-no-hip-gpus", "RuntimeError: No HIP GPUs are available", "GPU"},
+      // https://github.com/huggingface/diffusers/issues/5247
+      {"torch-c10-dll-load-failed",
+       "OSError: [WinError 126] Le module spécifié est introuvable. Error loading "
+       "\"C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+       "c10.dll"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
