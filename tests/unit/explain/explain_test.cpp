@@ -321,6 +321,12 @@ const std::vector<RealMessage>& real_messages() {
        "OSError: [WinError 126] Le module spécifié est introuvable. Error loading "
        "\"C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
        "c10.dll"},
+      // https://github.com/prophesier/diff-svc/issues/24
+      {"windows-paging-file-too-small",
+       "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+       "\"C:\\Users\\phill\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its "
+       "dependencies.",
+       "paging file"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
