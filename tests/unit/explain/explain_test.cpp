@@ -327,6 +327,8 @@ const std::vector<RealMessage>& real_messages() {
        "\"C:\\Users\\phill\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its "
        "dependencies.",
        "paging file"},
+      // https://github.com/XavierXiao/Dreambooth-Stable-Diffusion/issues/65
+      {"torch-distributed-nccl-windows", "RuntimeError: Distributed package doesn't have NCCL built in", "NCCL"},
       // https://github.com/likelovewant/ollama-for-amd/issues/41
       {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
       // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
