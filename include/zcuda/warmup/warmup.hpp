@@ -80,6 +80,10 @@ std::filesystem::path zluda_cache_folder(const caches::Inputs& inputs);
 
 nlohmann::json to_json(const FileResult& result);
 
+// When a runtime's files last changed (seconds since 1970): its folder and its driver library, which
+// an install writes both. nullopt when none can be read.
+std::optional<std::int64_t> runtime_time(const std::filesystem::path& runtime_dir);
+
 // run's notice: when the program's folder holds CUDA binaries and ZLUDA's compute cache is
 // missing, empty, or older than the runtime's files, the line to print; nullopt otherwise.
 std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir,

@@ -58,19 +58,6 @@ std::string utc(std::int64_t seconds) {
   return fmt::format("{:%Y-%m-%d %H:%M} UTC", fmt::gmtime(t));
 }
 
-// When the runtime's files last changed (its folder and driver library: an install writes both).
-std::optional<std::int64_t> runtime_time(const fs::path& dir) {
-  std::optional<std::int64_t> newest;
-  for (const fs::path& p : {dir, dir / "nvcuda.dll", dir / "libcuda.so.1"}) {
-    std::error_code ec;
-    const auto t = fs::last_write_time(p, ec);
-    if (ec) continue;
-    const auto s = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(t).time_since_epoch()).count();
-    if (!newest || s > *newest) newest = s;
-  }
-  return newest;
-}
-
 SymptomFindings check_compute_cache(const home::Home& home) {
   SymptomFindings out;
   const auto inputs = caches::live_inputs();
@@ -93,7 +80,7 @@ SymptomFindings check_compute_cache(const home::Home& home) {
   }
   auto installed = launch::installed_runtime(home, platform::current_os());
   if (installed && *installed) {
-    const auto built = runtime_time((*installed)->dir);
+    const auto built = warmup::runtime_time((*installed)->dir);
     if (built && cache->exists && cache->newest && *cache->newest < *built) {
       out.fits = true;
       out.found.push_back(

@@ -12,9 +12,6 @@ namespace zcuda::warmup {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// When the runtime's files last changed: its driver library and the folder (an install writes both).
 std::optional<std::int64_t> runtime_time(const fs::path& runtime_dir) {
   std::optional<std::int64_t> newest;
   for (const fs::path& p : {runtime_dir, runtime_dir / "nvcuda.dll", runtime_dir / "libcuda.so.1"}) {
@@ -26,8 +23,6 @@ std::optional<std::int64_t> runtime_time(const fs::path& runtime_dir) {
   }
   return newest;
 }
-
-}  // namespace
 
 std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir, const caches::Inputs& inputs) {
   std::optional<caches::Usage> cache;

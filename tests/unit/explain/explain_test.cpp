@@ -243,6 +243,130 @@ const std::vector<RealMessage>& real_messages() {
        "version file"},
       // https://github.com/ROCm/TheRock/issues/1062
       {"hipblaslt-unsupported-gpu-target", "[hipBLASLt configure]   Unsupported GPU target: gfx1102", "gfx1102"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/3680
+      {"hip-path-unquoted-program-files", "'C:\\Program' is not recognized as an internal or external command,", "HIP_PATH"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/348
+      {"comfyui-zluda-archive-missing", "tar.exe: Error opening archive: Failed to open 'zluda.zip'", "zluda.zip"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/5943
+      {"libdrm-amdgpu-ids-missing", "/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory", "amdgpu.ids"},
+      // https://github.com/ROCm/ROCm-docker/issues/116
+      {"kfd-permission-denied", "Unable to open /dev/kfd read-write: Permission denied", "/dev/kfd"},
+      // https://github.com/ollama/ollama/issues/8851
+      {"gpu-memory-access-fault",
+       "Memory access fault by GPU node-1 (Agent handle: 0x5635e3db2590) on address 0x7f189722f000. Reason: Page not present or supervisor "
+       "privilege.",
+       "Memory access fault"},
+      // https://github.com/ROCm/TheRock/blob/main/docs/development/windows_support.md
+      {"therock-ccache-duplicate-symbol", "[rocBLAS] lld-link: error: duplicate symbol: rocblas_dtbsv_batched", "duplicate symbol"},
+      // https://github.com/ROCm/TheRock/blob/main/docs/development/windows_support.md
+      {"therock-gfx-family-unsupported", "error: directive requires gfx90a+", "gfx90a"},
+      // https://github.com/pytorch/pytorch/issues/138067
+      {"hipblaslt-unsupported-arch-error", "Attempting to use hipBLASLt on a unsupported architecture!", "hipBLASLt"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/5643
+      {"hipblaslt-unsupported-arch-fallback",
+       "<stdin>:6: UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas", "hipBLAS"},
+      // https://github.com/OpenBMB/MiniCPM-V/issues/356
+      {"cuda-invalid-device-ordinal", "RuntimeError: CUDA error: invalid device ordinal", "GPU number"},
+      // https://github.com/ollama/ollama/issues/6336
+      {"ollama-gfx-override-active",
+       "time=2024-08-13T16:46:10.463+08:00 level=INFO source=amd_linux.go:348 msg=\"skipping rocm gfx compatibility check\" "
+       "HSA_OVERRIDE_GFX_VERSION=9.0.0",
+       "HSA_OVERRIDE_GFX_VERSION"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/1375
+      {"amdgpu-dkms-build-failed", "Error! Bad return status for module build on kernel: 5.8.0-43-generic (x86_64)", "kernel"},
+      // https://github.com/noonghunna/club-3090/issues/186
+      {"llamacpp-no-gpu-offload", "warning: no usable GPU found, --gpu-layers option will be ignored", "--gpu-layers"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/4098
+      {"amdgpu-module-not-loaded", "ERROR:root:Driver not initialized (amdgpu not found in modules)", "amdgpu"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/416
+      {"torch-directml-missing", "DirectML initialization failed: No module named 'torch_directml'", "torch-directml"},
+      // https://github.com/Bforartists/Bforartists/issues/4537
+      {"blender-hip-kernel-missing", "\"HIP binary kernel for this graphics card compute capability (11.0) not found.\"", "HIP kernels"},
+      // https://github.com/NixOS/nixpkgs/issues/265371
+      {"blender-hip-init-invalid-device", "HIP hipInit: Invalid device", "HIP"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/268
+      {"torch-directml-no-wheel", "ERROR: Could not find a version that satisfies the requirement torch-directml (from versions: none)",
+       "torch-directml"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/5410
+      {"torch-version-no-wheel", "stderr: ERROR: Could not find a version that satisfies the requirement torch==1.12.1+cu113 (from versions: none)",
+       "PyTorch"},
+      // https://github.com/vladmandic/sdnext/issues/3835
+      {"sdnext-started-without-launcher", "AttributeError: 'Namespace' object has no attribute 'experimental'", "webui.py"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/46
+      {"torch-not-compiled-with-cuda", "Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled", "PyTorch"},
+      // https://github.com/rocm-arch/rocm-arch/issues/901
+      {"hsa-out-of-resources",
+       "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the "
+       "core runtime library needs to spawn threads or create internal OS-specific events.",
+       "HSA_STATUS_ERROR_OUT_OF_RESOURCES"},
+      // https://github.com/patientx-cfz/comfyui-rocm/issues/59
+      {"therock-pip-index-no-rocm",
+       "cmd.exe : ERROR: Could not find a version that satisfies the requirement rocm[devel,libraries] (from versions: none)", "index URL"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/599
+      {"webui-skip-torch-cuda-test", "> WARNING: you should not skip torch test unless you want CPU to work.", "--skip-torch-cuda-test"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/pull/6510
+      {"webui-nans-in-unet",
+       "modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's not enough precision to "
+       "represent the picture, or because your video card does not support half type. Try using --no-half commandline argument to fix this.",
+       "NaN"},
+      // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/6923
+      {"webui-nans-in-vae",
+       "modules.devices.NansException: A tensor with all NaNs was produced in VAE. This could be because there's not enough precision to represent "
+       "the picture. Try adding --no-half-vae commandline argument to fix this. Use --disable-nan-check commandline argument to disable this check.",
+       "VAE"},
+      // https://github.com/ROCm/hip/issues/3799
+      {"torch-rocm-no-hip-gpus", "RuntimeError: No HIP GPUs are available", "GPU"},
+      // https://github.com/huggingface/diffusers/issues/5247
+      {"torch-c10-dll-load-failed",
+       "OSError: [WinError 126] Le module spécifié est introuvable. Error loading "
+       "\"C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+       "c10.dll"},
+      // https://github.com/prophesier/diff-svc/issues/24
+      {"windows-paging-file-too-small",
+       "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+       "\"C:\\Users\\phill\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll\" or one of its "
+       "dependencies.",
+       "paging file"},
+      // https://github.com/XavierXiao/Dreambooth-Stable-Diffusion/issues/65
+      {"torch-distributed-nccl-windows", "RuntimeError: Distributed package doesn't have NCCL built in", "NCCL"},
+      // https://github.com/likelovewant/ollama-for-amd/issues/41
+      {"ollama-runner-entry-point-missing", "Error: llama runner process has terminated: exit status 0xc0000139", "0xc0000139"},
+      // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/1163
+      {"hipblaslt-heuristic-fetch-failed", "rocBLAS warning: hipBlasLT failed, falling back to tensile. ", "Tensile"},
+      // https://github.com/ROCm/rocBLAS/issues/1280
+      {"rocm-device-library-missing",
+       "    clang-15: error: cannot find ROCm device library; provide its path via '--rocm-path' or '--rocm-device-lib-path', or pass '-nogpulib' to "
+       "build without ROCm device library",
+       "device library"},
+      // https://github.com/ostris/ai-toolkit/issues/91
+      {"torch-openmp-runtime-missing",
+       "Error running job: [WinError 126] 找不到指定的模块。 Error loading \"C:\\Users\\daizh\\Documents\\LORA "
+       "Traning\\ai-toolkit\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+       "fbgemm.dll"},
+      // https://github.com/vosen/ZLUDA/issues/470
+      {"zluda-gpu-too-old", "Not supported in cuDevicePrimaryCtxGetState(cuDevice, &ctx_flags, &active)", "GPU"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/141
+      {"comfyui-zluda-no-cuda-device", "CUDA device detected: None", "no CUDA device"},
+      // https://github.com/ddh0/easy-llama/issues/1
+      {"hip-cmake-package-not-found", "        Could not find a package configuration file provided by \"hip\" with any of", "hip-config.cmake"},
+      // https://github.com/ROCm/TheRock/issues/2177
+      {"therock-core-lacks-hip-cmake", "  does not contain the HIP runtime CMake package, expected at one of:", "_rocm_sdk_core"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/592
+      {"directml-out-of-memory", "RuntimeError: Could not allocate tensor with 4915840 bytes. There is not enough GPU video memory available!",
+       "DirectML"},
+      // https://github.com/lemonade-sdk/llamacpp-rocm/issues/79
+      {"ggml-rocm-buffer-alloc-failed",
+       "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 2048.00 MiB on device 0: cudaMalloc failed: out of memory", "VRAM"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/202
+      {"comfyui-zluda-hip-sdk-not-found", "HIP SDK not found. Please install ROCm/HIP first.", "HIP SDK"},
+      // https://github.com/CS1o/Stable-Diffusion-Info/issues/23
+      {"torch-too-old-for-webui",
+       "AttributeError: module 'torch.backends.cuda' has no attribute 'enable_cudnn_sdp'. Did you mean: 'enable_flash_sdp'", "PyTorch"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/128
+      {"onnxruntime-windows-version-warning",
+       "C:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_validation.py:26: UserWarning: Unsupported Windows version (11). "
+       "ONNX Runtime supports Windows 10 and above, only.",
+       "ONNX Runtime"},
   };
   return rows;
 }
