@@ -126,8 +126,11 @@ Result<StageResult> apply(Plan plan) {
   if (auto done = carry_out(plan.root, journal); !done) {
     // Put the folder back as it was before reporting the failure.
     Error error = std::move(done.error());
-    if (!fs::exists(journal_path(plan.root))) {
-      // The journal was never written: nothing in the folder changed.
+    std::error_code ec;
+    if (!fs::exists(journal_path(plan.root), ec)) {
+      // The journal was never written: nothing in the folder changed (the stage folder, if it
+      // was made, is empty and goes).
+      fs::remove(stage_dir(plan.root), ec);
       error.notes.push_back("nothing in the folder was changed");
     } else if (auto undone = detail::undo_all(plan.root, journal, std::nullopt, nullptr); undone) {
       error.notes.push_back("the folder was restored to how it was before");

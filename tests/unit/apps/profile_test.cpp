@@ -85,6 +85,17 @@ TEST(Profiles, ErrorsNameTheJsonPath) {
   ASSERT_FALSE(family);
   EXPECT_NE(family.error().message.find("profiles[0].placement.windows.names[0]"), std::string::npos) << family.error().message;
 
+  // A name map may not place or keep files over zcuda's own stage folder, nor name a folder step.
+  for (const char* names : {R"([{"from": "a.dll", "to": ".zcuda-stage"}])", R"([{"from": "a.dll", "to": "."}])", R"([{"from": "..", "to": "b.dll"}])",
+                            R"([{"from": "a.dll", "to": "b.dll", "keep_original_as": ".ZCUDA-STAGE"}])",
+                            R"([{"from": "a.dll", "to": "b.dll", "keep_original_as": ".."}])"}) {
+    auto refused = parse(one_profile(std::string(R"(, "placement": {"windows": {"into": "torch_lib", "names": )") + names + "}}"), "t");
+    ASSERT_FALSE(refused) << names;
+    EXPECT_EQ(refused.error().kind, ErrorKind::invalid_input);
+    EXPECT_EQ(exit_code(refused.error().kind), 4);
+    EXPECT_NE(refused.error().message.find("not a plain file name"), std::string::npos) << refused.error().message;
+  }
+
   EXPECT_FALSE(parse("{\"format\": 2, \"profiles\": []}", "t"));
   EXPECT_FALSE(parse("not json", "t"));
   EXPECT_TRUE(parse(one_profile(""), "t"));

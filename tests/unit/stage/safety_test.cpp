@@ -9,6 +9,7 @@
 #include <zcuda/platform/file_ops.hpp>
 #include <zcuda/stage/stage.hpp>
 
+#include "support/file_size_limit.hpp"
 #include "support/stage_fixture.hpp"
 #include "zcuda_test_paths.hpp"
 
@@ -198,6 +199,31 @@ TEST_F(StageFixture, AKeptOriginalIsACopyAndAChangedBackupIsNeverRestored) {
     EXPECT_NE(refused.error().message.find("no longer holds the original bytes"), std::string::npos) << refused.error().message;
     EXPECT_EQ(snapshot(app), tampered);
   }
+}
+
+// A folder where not even the journal can be written (read-only, a full disk): nothing changed,
+// and the message says so instead of "restoring the folder failed too".
+TEST_F(StageFixture, AStageThatCannotWriteItsJournalSaysNothingChanged) {
+  ZCUDA_REQUIRE_FILE_SIZE_LIMIT();
+  const auto before = snapshot(app);
+  stage::PlanOptions options;
+  options.app = app / cuda_names.app;
+  options.runtime_dir = runtime;
+  Result<stage::StageResult> staged = fail(ErrorKind::internal, "not run");
+  {
+    FileSizeLimit limit(16);
+    ASSERT_TRUE(limit.active());
+    staged = stage::stage(options);
+  }
+  ASSERT_FALSE(staged);
+  const std::string notes = [&] {
+    std::string all;
+    for (const auto& note : staged.error().notes) all += note + "\n";
+    return all;
+  }();
+  EXPECT_NE(notes.find("nothing in the folder was changed"), std::string::npos) << staged.error().message << "\n" << notes;
+  EXPECT_EQ(notes.find("failed too"), std::string::npos) << notes;
+  EXPECT_EQ(snapshot(app), before);
 }
 
 }  // namespace
