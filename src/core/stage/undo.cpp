@@ -273,11 +273,11 @@ Result<UnstageResult> detail::unstage_locked(const fs::path& given_root, bool fo
   std::vector<detail::Ownership> owners;
   std::vector<fs::path> changed;
   for (const auto& step : journal.steps) {
+    if (auto real = check_real_path(*root, step.path); !real) return std::unexpected(real.error());
     auto ownership = detail::classify_target(*root, step);
     if (!ownership) return std::unexpected(ownership.error());
     owners.push_back(*ownership);
     if (*ownership == detail::Ownership::users) changed.push_back(*root / step.path);
-    if (auto real = check_real_path(*root, step.path); !real) return std::unexpected(real.error());
     if (auto kept = detail::verify_backup(*root, step); !kept) return std::unexpected(kept.error());
   }
   if (!changed.empty() && !force) {
