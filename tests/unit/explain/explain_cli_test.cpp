@@ -8,6 +8,7 @@
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "unit/explain/utf16.hpp"
 
 #ifndef _WIN32
 #include <sys/stat.h>
@@ -68,15 +69,6 @@ TEST(ExplainCli, ListAndMarkdown) {
   auto kb = explain::builtin_knowledge_base();
   ASSERT_TRUE(kb);
   EXPECT_EQ(md.out, explain::render_markdown(**kb));
-}
-
-std::string utf16le(std::string_view ascii, bool bom) {
-  std::string out = bom ? "\xFF\xFE" : "";
-  for (char c : ascii) {
-    out += c;
-    out += '\0';
-  }
-  return out;
 }
 
 CommandOptions with_stdin(std::string text) {

@@ -13,6 +13,7 @@
 #include <zcuda/platform/files.hpp>
 
 #include "support/temp_dir.hpp"
+#include "unit/explain/utf16.hpp"
 
 #ifndef _WIN32
 #include <sys/stat.h>
@@ -171,15 +172,6 @@ TEST(Causes, TheLoaderValidatesCauses) {
   // An entry without causes still needs its cause and fix.
   EXPECT_FALSE(explain::parse_knowledge_base(
       with_entry(R"({"id": "x", "title": "t", "patterns": ["abc"], "samples": ["abc"], "fix": "f", "facts": [], "source": "https://a.example"})")));
-}
-
-std::string utf16le(std::string_view ascii, bool bom) {
-  std::string out = bom ? "\xFF\xFE" : "";
-  for (char c : ascii) {
-    out += c;
-    out += '\0';
-  }
-  return out;
 }
 
 // A stream holding `bytes`, read from its start; nullptr where no temporary file can be made
