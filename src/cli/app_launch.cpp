@@ -4,6 +4,7 @@
 
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/detect/detect.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/stage/catalogue.hpp>
 
@@ -16,9 +17,12 @@ Result<std::vector<apps::Profile>> load_profiles(const Context& context) {
                                                                                           : std::nullopt);
 }
 
-apps::MachineFacts machine_facts(const detect::Profile& detected) {
+apps::MachineFacts machine_facts(const detect::Profile& launch_detection) {
   apps::MachineFacts facts;
-  // The HIP SDK's hipBLASLt has kernels for one of the machine's GPUs.
+  detect::Profile detected = launch_detection;
+  // The HIP SDK's hipBLASLt has kernels for one of the machine's GPUs (read only now: a launch
+  // that matches no profile never reads the kernel files).
+  detect::add_kernel_support(detected);
   if (const detect::HipInstall* hip = detected.selected_hip()) {
     facts.hipblaslt_kernels = std::any_of(hip->kernels.begin(), hip->kernels.end(), [](const auto& k) { return k.second.hipblaslt; });
   }

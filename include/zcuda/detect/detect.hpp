@@ -17,6 +17,9 @@ struct Options {
   // Only what a launch uses: the GPUs with their gfx and HIP order, and the HIP installs. No
   // product names (amdgpu.ids, pci.ids), no CUDA probe, no findings: a launch pays for none.
   bool launch_only = false;
+  // The rocBLAS/hipBLASLt kernel files per gfx (thousands of names in a HIP SDK). A launch skips
+  // them; add_kernel_support reads them later for whatever needs them.
+  bool kernel_support = true;
   platform::Environment environment;  // the variables probes consult (HIP_PATH, ROCM_PATH, ...)
   bool measure_caches = false;        // walk the kernel caches for large-cache (zcuda detect; live only)
 };
@@ -24,6 +27,9 @@ struct Options {
 // Never fails for a machine that lacks things: what is missing becomes findings. Errors are
 // reserved for an unusable --root.
 Result<Profile> detect_machine(const Options& options);
+
+// Reads the kernel files of every HIP install detected without them (Options::kernel_support).
+void add_kernel_support(Profile& profile);
 
 // A large-cache finding for each cache holding more than `threshold` bytes.
 void add_cache_findings(Profile& profile, const std::vector<caches::Usage>& usages, std::uint64_t threshold = caches::kLargeCacheBytes);

@@ -118,6 +118,7 @@ struct HipInstall {
   std::vector<std::string> rocblas_archs;  // every gfx rocBLAS has kernels for
   std::vector<std::string> hipblaslt_archs;
   std::map<std::string, KernelSupport> kernels;  // per detected gfx
+  bool kernels_read = false;                     // whether the three above were read (detect::add_kernel_support)
   // Linux: the unversioned names ZLUDA's libraries are linked against (libamdhip64.so,
   // librocblas.so, libhipblaslt.so, librocsparse.so, librocm_smi64.so; vosen/ZLUDA
   // xtask/src/main.rs) that this install lacks, though it may hold versioned files (.so.6).

@@ -34,14 +34,14 @@ Result<Profile> detect_machine(const Options& options) {
   if (targets_windows(profile)) {
     if (auto variables = platform::windows::registered_environment()) registered = std::move(*variables);
   }
-  probe_hip_installs(view, options.environment, registered, profile);
+  probe_hip_installs(view, options.environment, registered, profile, options.kernel_support);
   // Loading a library runs its code: never for a captured tree, and not when asked to skip.
   if (!options.root && options.probe_hip_runtime) {
     probe_hip_runtime(options.environment, profile);
     // New gfx values from HIP may need kernel checks too.
     if (std::any_of(profile.gpus.begin(), profile.gpus.end(), [](const Gpu& g) { return g.gfx_source == Source::hip; })) {
       profile.hip_installs.clear();
-      probe_hip_installs(view, options.environment, registered, profile);
+      probe_hip_installs(view, options.environment, registered, profile, options.kernel_support);
     }
   }
   if (!options.launch_only) probe_cuda(view, options.environment, profile);

@@ -200,15 +200,57 @@ std::vector<fs::path> kernel_dirs(const SystemView& view, const fs::path& root, 
   return dirs;
 }
 
-}  // namespace
+// The kernel files of rocBLAS and hipBLASLt, per detected gfx. Thousands of names in a HIP SDK:
+// a launch reads them only when something asks (add_kernel_support).
+void read_kernel_support(const SystemView& view, const fs::path& root, bool windows, const std::vector<std::string>& gfxs, HipInstall& install) {
+  static const std::regex tensile("TensileLibrary.*_(gfx[0-9a-f]+)\\.dat$");
+  static const std::regex any_gfx("(gfx[0-9a-f]{3,4})");
+  std::vector<std::string> rocblas_files, hipblaslt_files;
+  for (const auto& dir : kernel_dirs(view, root, windows, "rocblas")) {
+    for (auto& f : kernel_files(view, dir)) rocblas_files.push_back(f);
+  }
+  for (const auto& dir : kernel_dirs(view, root, windows, "hipblaslt")) {
+    for (auto& f : kernel_files(view, dir)) hipblaslt_files.push_back(f);
+  }
+  install.rocblas_archs = archs_in(rocblas_files, tensile);
+  install.hipblaslt_archs = archs_in(hipblaslt_files, any_gfx);
+  for (const auto& gfx : gfxs) {
+    KernelSupport k;
+    for (const auto& f : rocblas_files) {
+      std::string base = path_to_utf8(path_from_utf8(f).filename());
+      if (base.starts_with("TensileLibrary") && base.ends_with("_" + gfx + ".dat")) {
+        k.rocblas = true;
+        k.rocblas_files.push_back(f);
+      }
+      if (base.find(gfx) != std::string::npos && (base.ends_with(".co") || base.ends_with(".hsaco"))) k.rocblas_code_objects = true;
+    }
+    for (const auto& f : hipblaslt_files) {
+      // gfx1100 must not match gfx11000-like names of other archs: require a non-hex next char.
+      auto pos = f.find(gfx);
+      if (pos != std::string::npos && (pos + gfx.size() == f.size() || !std::isxdigit(static_cast<unsigned char>(f[pos + gfx.size()])))) {
+        k.hipblaslt = true;
+        if (k.hipblaslt_files.size() < 5) k.hipblaslt_files.push_back(f);
+      }
+    }
+    install.kernels[gfx] = std::move(k);
+  }
+  install.kernels_read = true;
+}
 
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile) {
-  std::set<std::string> seen;
-  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_folders;
+std::vector<std::string> amd_gfxs(const Profile& profile) {
   std::vector<std::string> gfxs;
   for (const auto& g : profile.gpus) {
     if (g.vendor_id == kVendorAmd && !g.gfx.empty() && std::find(gfxs.begin(), gfxs.end(), g.gfx) == gfxs.end()) gfxs.push_back(g.gfx);
   }
+  return gfxs;
+}
+
+}  // namespace
+
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile,
+                        bool with_kernels) {
+  std::set<std::string> seen;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> seen_folders;
   const bool windows = targets_windows(profile);
   for (const auto& candidate : candidates(view, env, registered, windows)) {
     if (!view.is_directory(candidate.root)) continue;
@@ -256,38 +298,16 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
       }
     }
 
-    static const std::regex tensile("TensileLibrary.*_(gfx[0-9a-f]+)\\.dat$");
-    static const std::regex any_gfx("(gfx[0-9a-f]{3,4})");
-    std::vector<std::string> rocblas_files, hipblaslt_files;
-    for (const auto& dir : kernel_dirs(view, candidate.root, windows, "rocblas")) {
-      for (auto& f : kernel_files(view, dir)) rocblas_files.push_back(f);
-    }
-    for (const auto& dir : kernel_dirs(view, candidate.root, windows, "hipblaslt")) {
-      for (auto& f : kernel_files(view, dir)) hipblaslt_files.push_back(f);
-    }
-    install.rocblas_archs = archs_in(rocblas_files, tensile);
-    install.hipblaslt_archs = archs_in(hipblaslt_files, any_gfx);
-    for (const auto& gfx : gfxs) {
-      KernelSupport k;
-      for (const auto& f : rocblas_files) {
-        std::string base = path_to_utf8(path_from_utf8(f).filename());
-        if (base.starts_with("TensileLibrary") && base.ends_with("_" + gfx + ".dat")) {
-          k.rocblas = true;
-          k.rocblas_files.push_back(f);
-        }
-        if (base.find(gfx) != std::string::npos && (base.ends_with(".co") || base.ends_with(".hsaco"))) k.rocblas_code_objects = true;
-      }
-      for (const auto& f : hipblaslt_files) {
-        // gfx1100 must not match gfx11000-like names of other archs: require a non-hex next char.
-        auto pos = f.find(gfx);
-        if (pos != std::string::npos && (pos + gfx.size() == f.size() || !std::isxdigit(static_cast<unsigned char>(f[pos + gfx.size()])))) {
-          k.hipblaslt = true;
-          if (k.hipblaslt_files.size() < 5) k.hipblaslt_files.push_back(f);
-        }
-      }
-      install.kernels[gfx] = std::move(k);
-    }
+    if (with_kernels) read_kernel_support(view, candidate.root, windows, amd_gfxs(profile), install);
     profile.hip_installs.push_back(std::move(install));
+  }
+}
+
+void add_kernel_support(Profile& profile) {
+  const SystemView view(profile.root == "/" ? std::nullopt : std::optional(path_from_utf8(profile.root)));
+  const auto gfxs = amd_gfxs(profile);
+  for (auto& install : profile.hip_installs) {
+    if (!install.kernels_read) read_kernel_support(view, path_from_utf8(install.root), targets_windows(profile), gfxs, install);
   }
 }
 

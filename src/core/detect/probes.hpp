@@ -34,8 +34,9 @@ void name_gpus(const SystemView& view, Profile& profile, bool with_names = true)
 // Windows: the variables in the registry that new programs get (see windows::registered_environment).
 using RegisteredEnvironment = std::map<std::string, platform::windows::RegisteredVariable>;
 
-// HIP SDK / ROCm installs, their math libraries and per-gfx kernel files.
-void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile);
+// HIP SDK / ROCm installs and their math libraries; with `with_kernels`, their per-gfx kernel files.
+void probe_hip_installs(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, Profile& profile,
+                        bool with_kernels = true);
 // The HIP runtime library, loaded and asked for its devices; reconciled with profile.gpus.
 void probe_hip_runtime(const platform::Environment& env, Profile& profile);
 // NVIDIA GPUs, CUDA toolkits, CUDA libraries that could shadow ZLUDA's.

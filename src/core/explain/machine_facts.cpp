@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/family/family.hpp>
+#include <zcuda/detect/detect.hpp>
 #include <zcuda/launch/detected.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/runtime_family.hpp>
@@ -158,6 +159,8 @@ MachineFacts gather_machine_facts(const home::Home& home) {
 MachineFacts machine_facts(std::optional<detect::Profile> profile, std::vector<std::string> quarantined) {
   MachineFacts facts;
   facts.profile = std::move(profile);
+  // Explanations name the kernel files the HIP SDK has for this GPU.
+  if (facts.profile) detect::add_kernel_support(*facts.profile);
   facts.quarantined = std::move(quarantined);
   const auto env = platform::current_environment();
   const auto os = platform::current_os();

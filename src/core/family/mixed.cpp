@@ -23,9 +23,10 @@ std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform
   std::error_code ec;
   std::vector<fs::path> files;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
+    if (!is_cuda_library_name(ascii_lower(path_to_utf8(it->path().filename())), os)) continue;
     std::error_code type_ec;
-    if (!it->is_regular_file(type_ec)) continue;
-    if (is_cuda_library_name(ascii_lower(path_to_utf8(it->path().filename())), os)) files.push_back(it->path());
+    if (it->is_regular_file(type_ec)) files.push_back(it->path());
   }
   std::ranges::sort(files);
   for (const auto& file : files) {

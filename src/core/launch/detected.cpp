@@ -38,6 +38,7 @@ detect::Profile detect_for_launch(bool names) {
   detect::Options options;
   options.probe_hip_runtime = false;
   options.launch_only = !names;
+  options.kernel_support = false;
   options.environment = platform::current_environment();
   auto profile = detect::detect_machine(options);
   if (!profile) {
