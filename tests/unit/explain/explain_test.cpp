@@ -407,6 +407,11 @@ const std::vector<RealMessage>& real_messages() {
        "Error: unable to start server fork/exec /tmp2/test1/runners/cpu_avx/ollama_llama_server: permission denied.  /tmp2/test1/runners/cpu_avx "
        "may have noexec set.  Set OLLAMA_TMPDIR for server to a writable executable directory",
        "noexec"},
+      // https://github.com/vosen/ZLUDA/issues/254
+      {"zluda-command-placeholders",
+       "Everytime I paste the command \"<ZLUDA_DIRECTORY>\\zluda.exe -- <APPLICATION> <APPLICATION_ARGUMENTS>\" nothing happens and it says \"< was "
+       "unexpected at this time.\"",
+       "placeholders"},
   };
   return rows;
 }
