@@ -412,6 +412,9 @@ const std::vector<RealMessage>& real_messages() {
        "Everytime I paste the command \"<ZLUDA_DIRECTORY>\\zluda.exe -- <APPLICATION> <APPLICATION_ARGUMENTS>\" nothing happens and it says \"< was "
        "unexpected at this time.\"",
        "placeholders"},
+      // https://github.com/abetlen/llama-cpp-python/pull/1493 (the CMake error it fixed, as indented in the build log)
+      {"llama-cpp-python-hip-amdhip64-install",
+       "        file INSTALL cannot find \"C:/Program Files/AMD/ROCm/5.7/bin/amdhip64.dll\":", "amdhip64.dll"},
   };
   return rows;
 }
