@@ -367,6 +367,54 @@ const std::vector<RealMessage>& real_messages() {
        "C:\\ComfyUI-Zluda\\venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_validation.py:26: UserWarning: Unsupported Windows version (11). "
        "ONNX Runtime supports Windows 10 and above, only.",
        "ONNX Runtime"},
+      // https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu-forge/issues/55 (its title)
+      {"webui-zluda-flag-unrecognized", "launch.py: error: unrecognized arguments: --use-zluda", "--use-zluda"},
+      // https://github.com/ROCm/legacy-rocm-build/issues/3054 (its title)
+      {"hsa-invalid-isa",
+       "[Issue]: rocm 6.1.0 with wheel pytorch at rx7600xt and running stable diffusion => HSA_STATUS_ERROR_INVALID_ISA: The instruction set "
+       "architecture is invalid. code: 0x100f",
+       "HSA_STATUS_ERROR_INVALID_ISA"},
+      // https://github.com/ollama/ollama/issues/9960
+      {"ollama-port-in-use",
+       "Error: listen tcp 0.0.0.0:11434: bind: Only one usage of each socket address (protocol/network address/port) is normally permitted.",
+       "ollama"},
+      // https://github.com/ollama/ollama/pull/6736
+      {"ollama-amdgpu-permission",
+       "time=2024-09-10T21:53:24.695Z level=ERROR source=amd_linux.go:364 msg=\"amdgpu devices detected but permission problems block access\" "
+       "error=\"permissions not set up properly.  Either run ollama as root, or add you user account to the render group. open /dev/kfd: "
+       "permission denied\"",
+       "/dev/kfd"},
+      // https://github.com/ggml-org/llama.cpp/issues/14698
+      {"ggml-vulkan-out-of-device-memory", "alloc_tensor_range: failed to allocate Vulkan0 buffer of size 4697620480", "Vulkan"},
+      // https://github.com/justxi/rocm/issues/182
+      {"rocblas-tensile-path-wrong", "rocBLAS error: Cannot read /usr/lib64/library/TensileLibrary.dat: No such file or directory", "rocBLAS"},
+      // https://github.com/githubcto/FramePack-ZLUDA (README: the message shown every minute during the first compile)
+      {"zluda-compiling-kernels", "   \"Compilation is in progress. Please wait...\" every minute.", "compiling"},
+      // https://github.com/ggml-org/llama.cpp/issues/25807
+      {"rocm-shared-library-not-found",
+       "./llama-server: error while loading shared libraries: libhipblas.so.3: cannot open shared object file: No such file or directory",
+       "libhipblas.so.3"},
+      // https://github.com/ollama/ollama/issues/13308
+      {"ollama-gpu-discovery-timeout",
+       "ollama  | time=2025-12-03T03:17:28.308Z level=INFO source=runner.go:463 msg=\"failure during GPU discovery\" "
+       "OLLAMA_LIBRARY_PATH=\"[/usr/lib/ollama /usr/lib/ollama/cuda_v12]\" extra_envs=map[GGML_CUDA_INIT:1] error=\"failed to finish discovery "
+       "before timeout\"",
+       "discovery"},
+      // https://github.com/patientx/ComfyUI-Zluda/issues/382
+      {"comfyui-async-offload-is-compiling", "- **Exception Message:** module 'torch.compiler' has no attribute 'is_compiling'", "is_compiling"},
+      // https://github.com/ollama/ollama/pull/4241
+      {"ollama-tmp-noexec",
+       "Error: unable to start server fork/exec /tmp2/test1/runners/cpu_avx/ollama_llama_server: permission denied.  /tmp2/test1/runners/cpu_avx "
+       "may have noexec set.  Set OLLAMA_TMPDIR for server to a writable executable directory",
+       "noexec"},
+      // https://github.com/vosen/ZLUDA/issues/254
+      {"zluda-command-placeholders",
+       "Everytime I paste the command \"<ZLUDA_DIRECTORY>\\zluda.exe -- <APPLICATION> <APPLICATION_ARGUMENTS>\" nothing happens and it says \"< was "
+       "unexpected at this time.\"",
+       "placeholders"},
+      // https://github.com/abetlen/llama-cpp-python/pull/1493 (the CMake error it fixed, as indented in the build log)
+      {"llama-cpp-python-hip-amdhip64-install",
+       "        file INSTALL cannot find \"C:/Program Files/AMD/ROCm/5.7/bin/amdhip64.dll\":", "amdhip64.dll"},
   };
   return rows;
 }
