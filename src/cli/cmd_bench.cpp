@@ -305,6 +305,7 @@ CommandRun setup_bench(CLI::App& sub) {
     if (!app) return std::unexpected(app.error());
     if (*app) {
       apply_app(**app, options->launch, true);
+      if (auto hooked = add_attention_hook(**app, options->launch, context); !hooked) return std::unexpected(hooked.error());
       // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
       // stages nothing either.
       options->placement = placement_for_app(**app, options->launch.os, detected);
