@@ -297,12 +297,39 @@ void sdnext_standin(const fs::path& root) {
              "class Agent:\n    def __init__(self, name, is_apu): self.name, self.is_apu = name, is_apu\n"
              "def get_agents(): return [Agent('gfx1036', True), Agent('gfx1100', False)]\n");
   write_file(root / "modules" / "zluda_installer.py",
-             "import os\npath = os.path.abspath(os.environ.get('ZLUDA', '.zluda'))\ndefault_agent = None\n"
+             "import os, sys\npath = os.path.abspath(os.environ.get('ZLUDA', '.zluda'))\ndefault_agent = None\n"
              "def set_default_agent(agent):\n    global default_agent\n    default_agent = agent\n"
              "def load():\n    os.environ['ZLUDA_NVRTC_LIB'] = os.path.join(path, 'nvrtc64_112_0.dll')\n"
              "    os.environ['DISABLE_ADDMM_CUDA_LT'] = '1'\n"
-             "    open(os.path.join(path, 'loaded-by'), 'w').write(default_agent.name)\n");
+             "    open(os.path.join(path, 'loaded-by'), 'w').write('%s torch-imported=%s' % (default_agent.name, 'torch' in sys.modules))\n");
   fs::create_directories(root / ".zluda");
+}
+
+// SD.Next's check over Debian's CPU torch in a venv made as users make one: the application's own
+// loader runs first (before torch is imported), then the check imports the real torch and says why
+// CUDA is unavailable.
+TEST(AppsCli, SdNextCheckRunsItsLoaderThenDebiansTorch) {
+  std::error_code ec;
+  if (!fs::exists("/usr/lib/python3/dist-packages/torch/version.py", ec)) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  TempDir home, dir;
+  const fs::path sd = dir / "sd";
+  auto made = run_command({"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", (sd / "venv").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  sdnext_standin(sd);
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  auto o = in_home(home);
+  o.timeout_seconds = 300;
+  o.set_env["ZLUDA"] = (sd / ".zluda").string();
+  auto r = run_zcuda({"--json", "verify", "--app", (sd / "venv" / "bin" / "python").string(), "--profile", "sdnext", "--runtime-dir",
+                      (dir / "runtime").string()},
+                     o);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["status"], "unavailable") << j.dump();
+  EXPECT_EQ(j["facts"]["loader"]["ran"], true) << j.dump();
+  EXPECT_EQ(j["facts"]["loader"]["set"]["DISABLE_ADDMM_CUDA_LT"], "1");
+  EXPECT_TRUE(j["facts"]["torch"].is_string());
+  EXPECT_EQ(read_file(sd / ".zluda" / "loaded-by"), "gfx1100 torch-imported=False");
 }
 
 // The attention backends each application runs with: zcuda's hook (pytorch profile) turns flash
@@ -349,7 +376,7 @@ TEST(AppsCli, AttentionHookTakesEffectAndTheCheckMirrorsEachApp) {
   EXPECT_EQ(loader["set"]["DISABLE_ADDMM_CUDA_LT"], "1");
   EXPECT_EQ(loader["set"]["ZLUDA_NVRTC_LIB"], (sd / ".zluda" / "nvrtc64_112_0.dll").string());
   EXPECT_EQ(loader["set"]["HIP_VISIBLE_DEVICES"], "1") << "the first agent that is not an APU";
-  EXPECT_EQ(read_file(sd / ".zluda" / "loaded-by"), "gfx1100");
+  EXPECT_EQ(read_file(sd / ".zluda" / "loaded-by"), "gfx1100 torch-imported=False");
 
   const json comfy = verify({"--profile", "comfyui-zluda"});
   EXPECT_EQ(comfy["facts"]["attention"]["used"]["flash"], true) << comfy.dump();
