@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/bench/analysis.hpp>
+#include <zcuda/apps/runtime_match.hpp>
 #include <zcuda/bench/bench.hpp>
 #include <zcuda/base/whole_number.hpp>
 #include <zcuda/platform/files.hpp>
@@ -310,6 +311,9 @@ CommandRun setup_bench(CLI::App& sub) {
       // stages nothing either.
       options->placement = placement_for_app(**app, options->launch.os, detected);
       options->profile = (*app)->match.profile.name;
+      options->check_runtime = [profile = (*app)->match.profile](const family::Identity& runtime) {
+        return apps::check_runtime_family(profile, runtime);
+      };
       if (!(*app)->setup.stage) options->no_stage = true;
       if (!context.options.quiet) {
         for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
