@@ -320,9 +320,9 @@ TEST(AppsCli, SdNextCheckRunsItsLoaderThenDebiansTorch) {
   auto o = in_home(home);
   o.timeout_seconds = 300;
   o.set_env["ZLUDA"] = (sd / ".zluda").string();
-  auto r = run_zcuda({"--json", "verify", "--app", (sd / "venv" / "bin" / "python").string(), "--profile", "sdnext", "--runtime-dir",
-                      (dir / "runtime").string()},
-                     o);
+  auto r = run_zcuda(
+      {"--json", "verify", "--app", (sd / "venv" / "bin" / "python").string(), "--profile", "sdnext", "--runtime-dir", (dir / "runtime").string()},
+      o);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const json j = parsed(r);
   EXPECT_EQ(j["status"], "unavailable") << j.dump();
