@@ -154,7 +154,7 @@ std::vector<std::string> app_launch_notes(const AppLaunch& app, const launch::La
     if (!drop || change.removed || !(os == platform::Os::windows ? ascii_iequals(change.name, "PATH") : change.name == "PATH")) continue;
     const auto dropped = apps::dropped_path_entries(app.match.profile, change.after, os);
     if (dropped.empty()) continue;
-    out.push_back(fmt::format("profile {}: {}; gone from its PATH when torch loads: {}", name, drop->why, fmt::join(dropped, "; ")));
+    out.push_back(fmt::format("profile {}: {}; a library loaded after that is not found through: {}", name, drop->why, fmt::join(dropped, "; ")));
   }
   return out;
 }

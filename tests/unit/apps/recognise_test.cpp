@@ -71,7 +71,7 @@ TEST_F(AppTrees, ComfyUiFromItsFolder) {
   EXPECT_EQ(*r.interpreter, dir / "venv" / "Scripts" / "python.exe");
 }
 
-// comfy/zluda.py drops PATH entries containing "rocm" (any case) before importing torch: the
+// comfy/zluda.py drops PATH entries containing "rocm" (any case) as ComfyUI starts: the
 // HIP SDK's bin zcuda puts first is among them, and the setup says so.
 TEST(Setup, ComfyUiDropsRocmEntriesFromItsPath) {
   const auto all = profiles();
