@@ -69,11 +69,78 @@ def compare(name, run, tolerance):
     return entry
 
 
+SDP_NAMES = ("flash", "mem_efficient", "math", "cudnn")
+
+
+def attention_backends():
+    """Which scaled-dot-product-attention backends torch has on (torch 2.0 and later)."""
+    out = {}
+    for name in SDP_NAMES:
+        enabled = getattr(torch.backends.cuda, "%s_sdp_enabled" % name, None)
+        if enabled is not None:
+            out[name] = bool(enabled())
+    return out
+
+
+def load_sdnext(root):
+    """SD.Next's own ZLUDA setup, as its installer.py (install_rocm_zluda, --use-zluda on Windows)
+    runs it before torch is imported: the first ROCm agent that is not an APU, then
+    modules/zluda_installer.py's load(), which loads nvcuda.dll, nvml.dll, the HIP SDK's libraries
+    and .zluda's CUDA 11 names by full path and sets ZLUDA_NVRTC_LIB and DISABLE_ADDMM_CUDA_LT."""
+    from modules import rocm, zluda_installer
+    agents = rocm.get_agents()
+    device = None
+    for index, agent in enumerate(agents):
+        device = agent
+        if not agent.is_apu:
+            break
+    if device is not None:
+        os.environ.setdefault("HIP_VISIBLE_DEVICES", str(agents.index(device)))
+    zluda_installer.set_default_agent(device)
+    zluda_installer.load()
+
+
+LOADERS = {"sdnext": load_sdnext}
+loader = os.environ.get("ZCUDA_CHECK_LOADER", "")
+if loader:
+    root = os.environ.get("ZCUDA_CHECK_APP_ROOT", "")
+    before = dict(os.environ)
+    result["loader"] = {"name": loader, "app": root, "ran": False}
+    sys.path.insert(0, root)
+    try:
+        LOADERS[loader](root)
+    except BaseException as e:  # SystemExit included: the loader's failure is the finding
+        result["libraries"] = loaded_libraries()
+        finish("error", "the application's own ZLUDA loader (%s) failed: %s: %s" % (loader, type(e).__name__, e))
+    result["loader"]["ran"] = True
+    result["loader"]["set"] = {k: v for k, v in os.environ.items() if before.get(k) != v}
+    result["loader"]["libraries"] = loaded_libraries()
+
 try:
     import torch
+    import torch.backends.cuda
 except Exception as e:
     result["libraries"] = loaded_libraries()
     finish("error", "import torch failed: %s: %s" % (type(e).__name__, e))
+
+# The backends as the program would have them: zcuda's attention hook (ZCUDA_SDP_OFF) turns some
+# off as torch loads, and it must have; an application that turns some off itself
+# (ZCUDA_CHECK_SDP_OFF names them) is mirrored here, so that the comparison runs what it runs.
+hook_off = [n for n in os.environ.get("ZCUDA_SDP_OFF", "").split(",") if n]
+app_off = [n for n in os.environ.get("ZCUDA_CHECK_SDP_OFF", "").split(",") if n]
+attention = {"at_import": attention_backends(), "hook_off": hook_off, "app_off": app_off}
+result["attention"] = attention
+if hook_off and attention["at_import"]:
+    still_on = [n for n in hook_off if attention["at_import"].get(n)]
+    attention["hook_took_effect"] = not still_on
+    if still_on:
+        result["libraries"] = loaded_libraries()
+        finish("fail", "zcuda's attention hook did not take effect: %s still on after import torch" % ", ".join(still_on))
+for name in app_off:
+    enable = getattr(torch.backends.cuda, "enable_%s_sdp" % name, None)
+    if enable is not None:
+        enable(False)
+attention["used"] = attention_backends()
 
 result["torch"] = torch.__version__
 result["cuda_flavour"] = torch.version.cuda

@@ -51,7 +51,26 @@ std::optional<stage::PlanOptions> placement_for_app(const AppLaunch& app, platfo
 Result<std::optional<stage::HeldStage>> place_for_app(const AppLaunch& app, const std::filesystem::path& runtime_dir, platform::Os os,
                                                       const detect::Profile& detected);
 
+// zcuda's attention hook, for a profile whose attention backends are turned off by it:
+// manifests/sdp-hook.py written as sitecustomize.py into <state>/apps/attention-hook (or the
+// temporary folder), that folder first on PYTHONPATH and ZCUDA_SDP_OFF naming the backends, each
+// with its reason. Nothing for other profiles.
+Status add_attention_hook(const AppLaunch& app, launch::Options& options, const Context& context);
+
+// For the torch check: the backends an application turns off itself (ZCUDA_CHECK_SDP_OFF), which
+// the check turns off too, so that it computes as the application does.
+void mirror_app_attention(const AppLaunch& app, launch::Options& options);
+
+// For the torch check of a profile with a loader (SD.Next): the check runs the application's own
+// loader from its folder first (ZCUDA_CHECK_LOADER, ZCUDA_CHECK_APP_ROOT), with ZLUDA naming the
+// folder the application would find, so the loader finds it from any working folder.
+void mirror_app_loader(const AppLaunch& app, launch::Options& options);
+
 // What to tell the user before the launch: the profile and why, a torch that cannot work, notes.
 std::vector<std::string> app_notices(const AppLaunch& app);
+
+// What the launch really sets besides the profile's own variables (zcuda's for ZLUDA and HIP),
+// and the PATH entries the application removes in-process (Profile::drops_path).
+std::vector<std::string> app_launch_notes(const AppLaunch& app, const launch::LaunchPlan& plan, platform::Os os);
 
 }  // namespace zcuda::cli

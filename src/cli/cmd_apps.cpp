@@ -6,7 +6,9 @@
 #include <zcuda/apps/setup.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/family/family.hpp>
+#include <zcuda/launch/launch.hpp>
 #include <zcuda/launch/runtime.hpp>
+#include <zcuda/platform/process.hpp>
 #include <zcuda/ui/table.hpp>
 
 #include "app_launch.hpp"
@@ -17,9 +19,24 @@ namespace zcuda::cli {
 namespace {
 
 struct AppsOptions {
-  std::optional<std::filesystem::path> app;
+  std::vector<std::string> command;  // a folder, or a program and its arguments
   std::optional<std::filesystem::path> runtime_dir;
 };
+
+// What was given: a folder or file as it is, else a program name found on PATH (`python`).
+Result<apps::Given> given_of(const AppsOptions& o) {
+  const std::filesystem::path first = path_from_utf8(o.command.front());
+  std::error_code ec;
+  apps::Given given{first, {o.command.begin() + 1, o.command.end()}, platform::current_os(), false};
+  if (std::filesystem::exists(first, ec)) return given;
+  auto program = launch::resolve_program(first, platform::current_environment(), platform::current_os());
+  if (!program || !std::filesystem::exists(*program, ec)) {
+    return fail(ErrorKind::not_found, fmt::format("{} does not exist", o.command.front()),
+                "Give an application's folder, its program, or a command (zcuda apps -- python main.py).");
+  }
+  given.app = *program;
+  return given;
+}
 
 CommandOutput list_profiles(const std::vector<apps::Profile>& profiles, const Context& context) {
   CommandOutput out;
@@ -53,6 +70,7 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
                         path_to_utf8(match.torch->package), match.torch->found_by);
   }
   if (setup.app_runtime) text += fmt::format("  runtime:    the application's own, {}\n", path_to_utf8(*setup.app_runtime));
+  if (setup.app_runtime_missing) text += style.yellow("  runtime:    ") + *setup.app_runtime_missing + "; zcuda run would use another\n";
   if (!setup.stage) {
     text += "  placement:  none (the application loads ZLUDA itself, or needs nothing placed)\n";
   } else if (setup.place_into) {
@@ -64,6 +82,10 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
   } else {
     text += "  placement:  the program's folder, as zcuda stage does, when it loads CUDA libraries\n";
   }
+  if (match.profile.compute_capability) {
+    text += fmt::format("  sets:       ZLUDA_CC={} unless you set ZLUDA_CC or ZLUDA_SM  # {}\n", *match.profile.compute_capability,
+                        match.profile.compute_capability_why);
+  }
   text += fmt::format("  launch:     {}\n", setup.direct ? "the program itself (--direct), no ZLUDA launcher" : "through ZLUDA's launcher");
   for (const auto& s : setup.settings) text += fmt::format("  sets:       {}={}  # {}\n", s.name, s.value, s.why);
   for (const auto& s : setup.skipped) text += fmt::format("  skips:      {}\n", s);
@@ -72,6 +94,11 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
   if (steam) text += fmt::format("  Steam:      set the game's launch options to:\n              {}\n", *steam);
   if (setup.flavour_problem) text += style.yellow("  problem:    ") + *setup.flavour_problem + "\n";
   for (const auto& n : setup.notes) text += fmt::format("  note:       {}\n", n);
+  for (const auto& n : match.profile.launch_notes) {
+    if (!n.os || *n.os == platform::current_os()) {
+      text += fmt::format("  note:       ({}) {}\n", n.zluda_exe ? "through zluda.exe" : "without zluda.exe", n.note);
+    }
+  }
   return text;
 }
 
@@ -79,20 +106,18 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
 
 CommandRun setup_apps(CLI::App& sub) {
   auto o = std::make_shared<AppsOptions>();
-  add_path_option(sub, "PATH", o->app, "A folder or program: say which profile it matches, and why");
+  sub.add_option("PATH", o->command,
+                 "A folder, or a program with its arguments (after '--' when they look like options): say which profile it matches, and why");
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder for the lines printed (default: the installed runtime)");
   sub.footer("Profiles are data: the embedded manifests/app-profiles.json, and your own in <home>/app-profiles.json (docs/apps.md).");
   return [o](Context& context) -> Result<CommandOutput> {
     auto profiles = load_profiles(context);
     if (!profiles) return std::unexpected(profiles.error());
-    if (!o->app) return list_profiles(*profiles, context);
-    std::error_code ec;
-    if (!std::filesystem::exists(*o->app, ec)) {
-      return fail(ErrorKind::not_found, fmt::format("{} does not exist", path_to_utf8(*o->app)), "Give an application's folder or its program.");
-    }
+    if (o->command.empty()) return list_profiles(*profiles, context);
     // Inspecting reads files only: the folder's interpreter is never run (it is the folder's code).
-    apps::Given given{*o->app, {}, platform::current_os(), false};
-    const apps::Recognition recognition = apps::recognise(*profiles, given);
+    auto given = given_of(*o);
+    if (!given) return std::unexpected(given.error());
+    const apps::Recognition recognition = apps::recognise(*profiles, *given);
     CommandOutput out;
     out.json = apps::to_json(recognition);
     nlohmann::json setups = nlohmann::json::array();
@@ -109,7 +134,7 @@ CommandRun setup_apps(CLI::App& sub) {
     }
     out.json["setups"] = setups;
     if (recognition.matches.empty()) {
-      text += fmt::format("{} matches no profile: zcuda run treats it as a plain program.\n", path_to_utf8(*o->app));
+      text += fmt::format("{} matches no profile: zcuda run treats it as a plain program.\n", path_to_utf8(given->app));
       out.exit_code = 1;
     } else {
       text += fmt::format("zcuda run uses {}; --profile NAME picks another, --profile none none.\n", recognition.matches.front().profile.name);

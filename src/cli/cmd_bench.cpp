@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/bench/analysis.hpp>
+#include <zcuda/apps/runtime_match.hpp>
 #include <zcuda/bench/bench.hpp>
 #include <zcuda/base/whole_number.hpp>
 #include <zcuda/platform/files.hpp>
@@ -305,10 +306,14 @@ CommandRun setup_bench(CLI::App& sub) {
     if (!app) return std::unexpected(app.error());
     if (*app) {
       apply_app(**app, options->launch, true);
+      if (auto hooked = add_attention_hook(**app, options->launch, context); !hooked) return std::unexpected(hooked.error());
       // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
       // stages nothing either.
       options->placement = placement_for_app(**app, options->launch.os, detected);
       options->profile = (*app)->match.profile.name;
+      options->check_runtime = [profile = (*app)->match.profile](const family::Identity& runtime) {
+        return apps::check_runtime_family(profile, runtime);
+      };
       if (!(*app)->setup.stage) options->no_stage = true;
       if (!context.options.quiet) {
         for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);

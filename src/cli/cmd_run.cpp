@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <zcuda/apps/runtime_match.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/time_name.hpp>
 #include <zcuda/base/version.hpp>
@@ -66,11 +67,16 @@ std::string describe_runtime_family(const family::Identity& identity) {
   return out;
 }
 
-std::string describe_env(const launch::LaunchPlan& plan, const std::optional<AppLaunch>& app) {
+std::string describe_env(const launch::LaunchPlan& plan, const std::optional<AppLaunch>& app, platform::Os os) {
   std::string out;
   if (app) {
     out += fmt::format("# profile {}: {}\n", app->match.profile.name, fmt::join(app->match.why, "; "));
     for (const auto& skipped : app->setup.skipped) out += fmt::format("# {}\n", skipped);
+    // The warning run gives before launching, here too: this torch cannot work with the profile's ZLUDA.
+    if (app->setup.flavour_problem) out += fmt::format("# problem: {}\n", *app->setup.flavour_problem);
+    for (const auto& line : app_launch_notes(*app, plan, os)) out += fmt::format("# {}\n", line);
+    // run refuses this launch (exit 14); --print-env shows it.
+    if (auto mismatch = apps::family_mismatch(app->match.profile, plan.runtime_family)) out += fmt::format("# problem: {}\n", *mismatch);
   }
   for (const auto& c : plan.changes) {
     out += c.removed ? fmt::format("unset {}\n", c.name) : fmt::format("{}={}\n", c.name, c.after);
@@ -115,7 +121,10 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
     if (!runtime) return std::unexpected(runtime.error());
     options.runtime = *runtime;
   }
-  if (app) apply_app(*app, options, o.runtime.given());
+  if (app) {
+    apply_app(*app, options, o.runtime.given());
+    if (auto hooked = add_attention_hook(*app, options, context); !hooked) return std::unexpected(hooked.error());
+  }
   options.trace = o.trace;
   if (o.trace && options.os != platform::Os::windows) {
     if (!context.home_usable) {
@@ -301,12 +310,16 @@ CommandRun setup_run(CLI::App& sub) {
     output.json["runtime"] = {{"dir", path_to_utf8(runtime.dir)}, {"chosen_by", std::string(launch::to_string(runtime.chosen_by))}};
     if (app) output.json["profile"] = {{"match", apps::to_json(app->match)}, {"setup", apps::to_json(app->setup)}};
     if (o->print_env) {
-      output.text = describe_env(*plan, app);
+      output.text = describe_env(*plan, app, options->os);
       return output;
     }
     if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
     if (app) {
+      if (auto matched = apps::check_runtime_family(app->match.profile, plan->runtime_family); !matched) return std::unexpected(matched.error());
+    }
+    if (app) {
       for (const auto& n : app_notices(*app)) note(context, ui::NoticeKind::notice, n);
+      for (const auto& n : app_launch_notes(*app, *plan, options->os)) note(context, ui::NoticeKind::notice, n);
       if (app->setup.flavour_problem) note(context, ui::NoticeKind::warning, *app->setup.flavour_problem);
     }
     bool staged = false;
@@ -322,9 +335,12 @@ CommandRun setup_run(CLI::App& sub) {
       staged = *staging;
     }
     if (!context.options.json && !context.options.quiet) {
-      // A profile knows where the application's kernels are (torch/lib, Cycles' lib).
+      // A profile knows where the application's kernels are (torch/lib, Cycles' lib), or that
+      // zcuda warmup cannot compile them (lshqqytiger's ZLUDA has no zluda_precompile): then
+      // the notice, which offers warmup, is not given.
+      const bool warmable = !app || app->match.profile.warmup.kind != apps::Warmup::Kind::none;
       const auto kernels = app && !app->setup.kernels.empty() ? app->setup.kernels.front() : plan->target;
-      if (auto slow = warmup::first_run_notice(kernels, runtime.dir)) note(context, ui::NoticeKind::notice, *slow);
+      if (auto slow = warmable ? warmup::first_run_notice(kernels, runtime.dir) : std::nullopt) note(context, ui::NoticeKind::notice, *slow);
       // Windows: a HIP library ZLUDA cannot find stops the program on a modal dialog.
       for (const auto& dialog : launch::predicted_load_dialogs(runtime.dir, detected)) {
         note(context, ui::NoticeKind::warning,

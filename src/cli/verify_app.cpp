@@ -6,12 +6,15 @@
 #include <fmt/format.h>
 
 #include <zcuda/apps/check.hpp>
+#include <zcuda/apps/runtime_match.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/version.hpp>
 #include <zcuda/family/family.hpp>
 #include <zcuda/platform/file_lock.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
+#include <zcuda/stage/plan.hpp>
+#include <zcuda/stage/stage.hpp>
 #include <zcuda/ui/table.hpp>
 #include <zcuda/verify/verify.hpp>
 
@@ -61,10 +64,18 @@ Result<fs::path> write_script(const Context& context) {
   return file;
 }
 
+// What the check placed into the application (torch/lib), to be undone once it ran: verify
+// proves the application as it stands and leaves it so.
+struct CheckPlacement {
+  fs::path folder;
+  bool staged_before = false;  // zcuda had staged the folder already (run): left as it is
+  std::size_t placed = 0;
+  platform::FileLock hold;  // the folder's lock, shared, while the check runs
+};
+
 // The launch `zcuda run` would make, with the script in place of the application's own.
-// `hold`: the placement's folder lock, kept while the check runs.
 Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
-                                        const Context& context, std::string& runtime_word, platform::FileLock& hold) {
+                                        const Context& context, std::string& runtime_word, std::optional<CheckPlacement>& placement) {
   if (!app.match.torch) {
     return fail(ErrorKind::not_found, fmt::format("no Python interpreter with torch was found for {}", path_to_utf8(o.app)),
                 "Give the interpreter itself (venv/bin/python, venv\\Scripts\\python.exe).");
@@ -80,15 +91,53 @@ Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaun
   }
   options.runtime = launch::RuntimeLocation{own ? *app.setup.app_runtime : *runtime->dir, launch::RuntimeChoice::folder, std::nullopt};
   apply_app(app, options, true);
+  if (auto hooked = add_attention_hook(app, options, context); !hooked) return std::unexpected(hooked.error());
+  mirror_app_attention(app, options);
+  mirror_app_loader(app, options);
   runtime_word = path_to_utf8(options.runtime.dir);
   auto plan = launch::prepare_launch(options, platform::current_environment());
   if (!plan) return plan;
   // As `run` refuses it: the check must not leave torch/lib (or the program's folder) mixed.
   if (auto unmixed = launch::check_families(*plan, options.os); !unmixed) return std::unexpected(unmixed.error());
+  if (auto matched = apps::check_runtime_family(app.match.profile, plan->runtime_family); !matched) return std::unexpected(matched.error());
+  std::error_code ec;
+  const bool staged_before = app.setup.place_into && fs::exists(stage::journal_path(*app.setup.place_into), ec);
   auto placed = place_for_app(app, options.runtime.dir, options.os, detected);
   if (!placed) return std::unexpected(placed.error());
-  if (*placed) hold = std::move((*placed)->hold);
+  if (*placed) placement = CheckPlacement{*app.setup.place_into, staged_before, (*placed)->result.placed, std::move((*placed)->hold)};
   return plan;
+}
+
+// Undoes the check's placement (zcuda unstage of the folder) unless zcuda had staged the folder
+// before the check; says which in the output.
+Status undo_placement(CheckPlacement& placement, const Context& context, CommandOutput& out) {
+  placement.hold.release();
+  nlohmann::json facts = {{"folder", path_to_utf8(placement.folder)}, {"placed", placement.placed}, {"staged_before", placement.staged_before}};
+  std::error_code ec;
+  if (placement.staged_before || !fs::exists(stage::journal_path(placement.folder), ec)) {
+    facts["undone"] = false;
+    out.json["placement"] = facts;
+    if (placement.staged_before) {
+      out.text += context.style.dim(fmt::format("Placement: {} was staged before the check (zcuda run): left as it was; zcuda unstage restores it",
+                                                path_to_utf8(placement.folder))) +
+                  "\n";
+    }
+    return {};
+  }
+  auto undone = stage::unstage(placement.folder, false);
+  if (!undone) {
+    return std::unexpected(
+        std::move(undone.error())
+            .with_note(fmt::format("the check placed ZLUDA's libraries into {}; restoring the folder failed", path_to_utf8(placement.folder))));
+  }
+  facts["undone"] = true;
+  facts["restored"] = undone->restored;
+  facts["removed"] = undone->removed;
+  out.json["placement"] = facts;
+  out.text += context.style.dim(fmt::format("Placement: {} file(s) placed into {} for the check, and undone after it (restored byte for byte)",
+                                            placement.placed, path_to_utf8(placement.folder))) +
+              "\n";
+  return {};
 }
 
 std::string result_line(const apps::CheckRecord& r, const Context& context) {
@@ -176,6 +225,10 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   record.flavour_problem = app->setup.flavour_problem;
   // Named before anything runs; the check still runs, so its evidence shows what happens.
   if (record.flavour_problem && !context.options.quiet) context.notices.print(ui::NoticeKind::warning, *record.flavour_problem);
+  // The application's own ZLUDA is not where it looks: the check runs with the runtime verify resolves, and says so.
+  if (app->setup.app_runtime_missing && !o.runtime_dir && !context.options.quiet) {
+    context.notices.print(ui::NoticeKind::warning, *app->setup.app_runtime_missing + "; the check uses the runtime verify resolves instead");
+  }
   // The family of the runtime the application would get (the fatbin check's capability).
   std::optional<launch::LaunchPlan> plan;
   apps::CheckRun run;
@@ -191,20 +244,28 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
     run.family = identity->family;
     run.release = identity->release;
   }
-  platform::FileLock placement_hold;
+  std::optional<CheckPlacement> placement;
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
     auto script = write_script(context);
     if (!script) return std::unexpected(script.error());
-    auto made = check_launch(o, *app, *script, detected, context, record.runtime, placement_hold);
+    auto made = check_launch(o, *app, *script, detected, context, record.runtime, placement);
     if (made) plan = *made;
     return made;
   };
-  if (auto ran = apps::run_check(run, record); !ran) return std::unexpected(ran.error());
-
+  auto ran = apps::run_check(run, record);
   CommandOutput out;
+  // Undone whether the check ran or not: the application is left as it was.
+  if (placement) {
+    if (auto undone = undo_placement(*placement, context, out); !undone) return std::unexpected(undone.error());
+  }
+  if (!ran) return std::unexpected(ran.error());
+
+  const nlohmann::json placement_facts = out.json.is_object() && out.json.contains("placement") ? out.json["placement"] : nlohmann::json();
+  const std::string placement_text = out.text;
   out.json = record;
+  if (!placement_facts.is_null()) out.json["placement"] = placement_facts;
   if (plan) out.json["launch"] = launch::to_json(*plan);
-  out.text = describe(record, context);
+  out.text = describe(record, context) + placement_text;
   if (context.home_usable) {
     if (auto written = apps::write_check(context.home, record)) {
       out.json["saved"] = path_to_utf8(*written);

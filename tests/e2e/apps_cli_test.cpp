@@ -2,6 +2,7 @@
 // ELF whose .nv_fatbin section holds fat binaries from the binfmt tests' builder) recognised by
 // `zcuda apps`, its fatbin check by `verify --app` passing, failing and following ZLUDA_CC, the
 // record in `report`; and the torch check on a real venv over Debian's python3-torch (CPU-only).
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -201,6 +202,238 @@ TEST(AppsCli, InspectingAFolderNeverRunsItsInterpreter) {
   ASSERT_FALSE(j["matches"].empty()) << j.dump();
   ASSERT_TRUE(j["torch"].is_object()) << j.dump();
   EXPECT_EQ(j["torch"]["version"], "2.7.0+cu118");
+}
+
+// `zcuda apps` takes a command with its arguments, as run does (`zcuda apps -- python main.py`).
+TEST(AppsCli, RecognisesACommandWithArguments) {
+  TempDir home, dir;
+  const fs::path python = marking_venv(dir.path(), "");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--json", "apps", "--", python.string(), (dir / "app" / "main.py").string()},
+                                                                {"--json", "apps", python.string(), "main.py"}}) {
+    auto r = run_zcuda(args, in_home(home));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const json j = parsed(r);
+    ASSERT_FALSE(j["matches"].empty()) << j.dump();
+    EXPECT_EQ(j["matches"][0]["profile"], "pytorch");
+  }
+  EXPECT_FALSE(fs::exists(dir / "ran"));
+}
+
+// A relative --hip-path is written into the program's variables as an absolute path; a torch
+// that cannot work with the profile's ZLUDA is named in --print-env, as run warns of it.
+TEST(AppsCli, PrintEnvMakesHipPathAbsoluteAndNamesATorchThatCannotWork) {
+  TempDir home, dir;
+  const fs::path python = marking_venv(dir.path(), "");
+  write_file(dir / "base" / "lib" / "python3.11" / "site-packages" / "torch" / "version.py",
+             "__version__ = '2.8.0+cu128'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n");
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  write_file(dir / "hip" / "lib" / "libamdhip64.so", "hip");
+  // Relative to the folder zcuda starts in (the test's own).
+  const std::string relative = fs::relative(dir / "hip", fs::current_path()).string();
+  ASSERT_FALSE(relative.starts_with("/"));
+  auto r = run_zcuda({"run", "--no-detect", "--runtime-dir", (dir / "runtime").string(), "--hip-path", relative, "--profile", "comfyui-zluda",
+                      "--print-env", python.string(), "main.py"},
+                     in_home(home));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find((fs::canonical(dir.path()) / "hip" / "lib").string()), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(relative), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# problem: torch 2.8.0+cu128 is built for CUDA 12.8"), std::string::npos) << r.out;
+  // What zcuda itself sets besides the profile's variables is said, not "nothing added".
+  const auto besides = r.out.find("besides the profile's variables, zcuda sets ");
+  ASSERT_NE(besides, std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(besides, r.out.find('\n', besides) - besides).find("LD_LIBRARY_PATH"), std::string::npos) << r.out;
+}
+
+// Blender gets ZLUDA_CC=8.5 (Cycles would load kernel_sm_86.cubin.zst at the stable v6's 8.8),
+// unless the user set ZLUDA_CC or ZLUDA_SM.
+TEST(AppsCli, BlenderGetsComputeCapability85UnlessTheUserSetOne) {
+  TempDir home, dir;
+  write_file(dir / "blender" / "blender", "#!/bin/sh\n");
+  fs::permissions(dir / "blender" / "blender", fs::perms::owner_all);
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  const std::vector<std::string> args{
+      "run", "--no-detect", "--runtime-dir", (dir / "runtime").string(), "--print-env", (dir / "blender" / "blender").string()};
+  auto r = run_zcuda(args, in_home(home));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("# profile blender"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nZLUDA_CC=8.5\n    # profile blender: the compute capability ZLUDA reports"), std::string::npos) << r.out;
+  auto o = in_home(home);
+  o.set_env["ZLUDA_SM"] = "8.6";
+  auto mine = run_zcuda(args, o);
+  ASSERT_EQ(mine.exit_code, 0) << mine.out << mine.err;
+  EXPECT_EQ(mine.out.find("ZLUDA_CC=8.5"), std::string::npos) << mine.out;
+  EXPECT_NE(mine.out.find("# compute capability: 8.6 (your ZLUDA_SM=8.6"), std::string::npos) << mine.out;
+}
+
+// A real venv (Debian's /usr/bin/python3) holding a stand-in torch 2.x: its backends.cuda keeps
+// the attention flags as torch does (enable_*_sdp, *_sdp_enabled), and CUDA is unavailable.
+fs::path venv_with_standin_torch(const fs::path& dir) {
+  auto made = run_command({"/usr/bin/python3", "-m", "venv", "--without-pip", (dir / "venv").string()});
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  fs::path site;
+  for (const auto& entry : fs::directory_iterator(dir / "venv" / "lib")) site = entry.path() / "site-packages";
+  const fs::path torch = site / "torch";
+  write_file(torch / "version.py", "__version__ = '2.7.1+cu118'\ncuda = '11.8'\nhip = None\n");
+  write_file(torch / "__init__.py", "from . import version, backends, cuda\n__version__ = version.__version__\n");
+  write_file(torch / "backends" / "__init__.py", "from . import cuda\n");
+  write_file(torch / "backends" / "cuda" / "__init__.py",
+             "_on = {'flash': True, 'mem_efficient': True, 'math': True, 'cudnn': True}\n"
+             "def _pair(name):\n"
+             "    def enable(b): _on[name] = bool(b)\n"
+             "    def enabled(): return _on[name]\n"
+             "    return enable, enabled\n"
+             "for _n in list(_on):\n"
+             "    globals()['enable_%s_sdp' % _n], globals()['%s_sdp_enabled' % _n] = _pair(_n)\n");
+  write_file(torch / "cuda" / "__init__.py", "def is_available(): return False\ndef init(): raise RuntimeError('a stand-in torch has no GPU')\n");
+  return dir / "venv" / "bin" / "python";
+}
+
+// SD.Next's folder with stand-ins of its loader (modules/rocm.py, modules/zluda_installer.py; the
+// real ones need Windows): load() sets the variables the real one sets and leaves a mark in the
+// ZLUDA folder it resolved, as os.path.abspath(os.environ.get('ZLUDA', '.zluda')).
+void sdnext_standin(const fs::path& root) {
+  write_file(root / "modules" / "__init__.py", "");
+  write_file(root / "modules" / "rocm.py",
+             "class Agent:\n    def __init__(self, name, is_apu): self.name, self.is_apu = name, is_apu\n"
+             "def get_agents(): return [Agent('gfx1036', True), Agent('gfx1100', False)]\n");
+  write_file(root / "modules" / "zluda_installer.py",
+             "import os, sys\npath = os.path.abspath(os.environ.get('ZLUDA', '.zluda'))\ndefault_agent = None\n"
+             "def set_default_agent(agent):\n    global default_agent\n    default_agent = agent\n"
+             "def load():\n    os.environ['ZLUDA_NVRTC_LIB'] = os.path.join(path, 'nvrtc64_112_0.dll')\n"
+             "    os.environ['DISABLE_ADDMM_CUDA_LT'] = '1'\n"
+             "    open(os.path.join(path, 'loaded-by'), 'w').write('%s torch-imported=%s' % (default_agent.name, 'torch' in sys.modules))\n");
+  fs::create_directories(root / ".zluda");
+}
+
+// SD.Next's check over Debian's CPU torch in a venv made as users make one: the application's own
+// loader runs first (before torch is imported), then the check imports the real torch and says why
+// CUDA is unavailable.
+TEST(AppsCli, SdNextCheckRunsItsLoaderThenDebiansTorch) {
+  std::error_code ec;
+  if (!fs::exists("/usr/lib/python3/dist-packages/torch/version.py", ec)) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  TempDir home, dir;
+  const fs::path sd = dir / "sd";
+  auto made = run_command({"/usr/bin/python3", "-m", "venv", "--system-site-packages", "--without-pip", (sd / "venv").string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  sdnext_standin(sd);
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  auto o = in_home(home);
+  o.timeout_seconds = 300;
+  o.set_env["ZLUDA"] = (sd / ".zluda").string();
+  auto r = run_zcuda(
+      {"--json", "verify", "--app", (sd / "venv" / "bin" / "python").string(), "--profile", "sdnext", "--runtime-dir", (dir / "runtime").string()},
+      o);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["status"], "unavailable") << j.dump();
+  EXPECT_EQ(j["facts"]["loader"]["ran"], true) << j.dump();
+  EXPECT_EQ(j["facts"]["loader"]["set"]["DISABLE_ADDMM_CUDA_LT"], "1");
+  EXPECT_TRUE(j["facts"]["torch"].is_string());
+  EXPECT_EQ(read_file(sd / ".zluda" / "loaded-by"), "gfx1100 torch-imported=False");
+}
+
+// The attention backends each application runs with: zcuda's hook (pytorch profile) turns flash
+// and memory-efficient attention off as torch loads, and verify sees that it took effect; the
+// check mirrors what SD.Next and ComfyUI-Zluda turn off themselves. SD.Next's check runs its own
+// loader first.
+TEST(AppsCli, AttentionHookTakesEffectAndTheCheckMirrorsEachApp) {
+  std::error_code ec;
+  if (!fs::exists("/usr/bin/python3", ec)) GTEST_SKIP() << "no /usr/bin/python3";
+  TempDir home, dir;
+  const fs::path sd = dir / "sd";
+  const fs::path python = venv_with_standin_torch(sd);
+  sdnext_standin(sd);
+  write_file(dir / "runtime" / "libcuda.so.1", "a runtime");
+  auto o = in_home(home);
+  o.timeout_seconds = 120;
+  o.set_env["ZLUDA"] = (sd / ".zluda").string();  // SD.Next's own variable: found from any working folder
+  const auto verify = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--json", "verify", "--app", python.string(), "--runtime-dir", (dir / "runtime").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_zcuda(args, o);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // unavailable: the stand-in has no GPU
+    return parsed(r);
+  };
+  const json hooked = verify({});
+  EXPECT_EQ(hooked["profile"], "pytorch");
+  EXPECT_EQ(hooked["status"], "unavailable") << hooked.dump();
+  const json& a = hooked["facts"]["attention"];
+  EXPECT_EQ(a["hook_off"], json({"flash", "mem_efficient"})) << a.dump();
+  EXPECT_EQ(a["hook_took_effect"], true) << a.dump();
+  EXPECT_EQ(a["at_import"]["flash"], false);
+  EXPECT_EQ(a["at_import"]["mem_efficient"], false);
+  EXPECT_EQ(a["at_import"]["math"], true);
+  EXPECT_FALSE(hooked["facts"].contains("loader"));
+
+  const json sdnext = verify({"--profile", "sdnext"});
+  EXPECT_EQ(sdnext["status"], "unavailable") << sdnext.dump();
+  EXPECT_EQ(sdnext["facts"]["attention"]["hook_off"], json::array()) << sdnext.dump();
+  EXPECT_EQ(sdnext["facts"]["attention"]["app_off"], json({"flash", "mem_efficient"}));
+  EXPECT_EQ(sdnext["facts"]["attention"]["used"]["flash"], false);
+  // The loader ran first, from the application's folder, and found the ZLUDA folder it would.
+  const json& loader = sdnext["facts"]["loader"];
+  EXPECT_EQ(loader["ran"], true) << loader.dump();
+  EXPECT_EQ(loader["set"]["DISABLE_ADDMM_CUDA_LT"], "1");
+  EXPECT_EQ(loader["set"]["ZLUDA_NVRTC_LIB"], (sd / ".zluda" / "nvrtc64_112_0.dll").string());
+  EXPECT_EQ(loader["set"]["HIP_VISIBLE_DEVICES"], "1") << "the first agent that is not an APU";
+  EXPECT_EQ(read_file(sd / ".zluda" / "loaded-by"), "gfx1100 torch-imported=False");
+
+  const json comfy = verify({"--profile", "comfyui-zluda"});
+  EXPECT_EQ(comfy["facts"]["attention"]["used"]["flash"], true) << comfy.dump();
+  EXPECT_EQ(comfy["facts"]["attention"]["used"]["mem_efficient"], false);
+
+  // A loader that fails is the check's finding (error), and nothing is imported after it.
+  write_file(sd / "modules" / "zluda_installer.py", "def set_default_agent(agent): pass\ndef load(): raise OSError('nvcuda.dll not found')\n");
+  const json failed = verify({"--profile", "sdnext"});
+  EXPECT_EQ(failed["status"], "error") << failed.dump();
+  EXPECT_NE(failed["reason"].get<std::string>().find("nvcuda.dll not found"), std::string::npos) << failed.dump();
+
+  // The hook runs in the program itself (zcuda run), not only in the check.
+  write_file(dir / "probe.py",
+             "import torch, torch.backends.cuda as c\nprint('flash', c.flash_sdp_enabled(), 'mem', c.mem_efficient_sdp_enabled())\n");
+  auto r = run_zcuda({"run", "--no-detect", "--runtime-dir", (dir / "runtime").string(), python.string(), (dir / "probe.py").string()}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("flash False mem False"), std::string::npos) << r.out << r.err;
+  auto kept = run_zcuda(
+      {"run", "--no-detect", "--runtime-dir", (dir / "runtime").string(), "--env", "ZCUDA_SDP_OFF=", python.string(), (dir / "probe.py").string()},
+      o);
+  EXPECT_NE(kept.out.find("flash True mem True"), std::string::npos) << kept.out << kept.err;
+}
+
+// verify --app proves the application as it stands and leaves it so: what it placed into
+// torch/lib for the check is undone before it returns (a profile of the user's own places there
+// on Linux too), and the output says so.
+TEST(AppsCli, VerifyAppUndoesItsPlacement) {
+  std::error_code ec;
+  if (!fs::exists("/usr/bin/python3", ec)) GTEST_SKIP() << "no /usr/bin/python3";
+  TempDir home, dir;
+  const fs::path python = venv_with_standin_torch(dir.path());
+  fs::path lib;
+  for (const auto& entry : fs::directory_iterator(dir / "venv" / "lib")) lib = entry.path() / "site-packages" / "torch" / "lib";
+  write_file(lib / "libtorch_cuda.so", "torch's own");
+  write_file(dir / "runtime" / "libcuda.so.1", "ZLUDA's driver");
+  write_file(dir / "runtime" / "libcublas.so.12", "ZLUDA's cuBLAS");
+  write_file(home / "app-profiles.json", R"({"format": 1, "profiles": [{"name": "placed", "title": "placed", "family": "upstream",
+      "recognise": [{"python_torch": true, "why": "torch"}], "placement": {"linux": {"into": "torch_lib"}}, "check": "torch"}]})");
+  auto before = std::vector<fs::path>();
+  for (const auto& entry : fs::recursive_directory_iterator(lib)) before.push_back(entry.path());
+  auto o = in_home(home);
+  o.timeout_seconds = 120;
+  auto r = run_zcuda({"--json", "verify", "--app", python.string(), "--runtime-dir", (dir / "runtime").string()}, o);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json j = parsed(r);
+  EXPECT_EQ(j["profile"], "placed");
+  ASSERT_TRUE(j.contains("placement")) << j.dump();
+  EXPECT_GT(j["placement"]["placed"].get<int>(), 0) << j.dump();
+  EXPECT_EQ(j["placement"]["undone"], true) << j.dump();
+  auto after = std::vector<fs::path>();
+  for (const auto& entry : fs::recursive_directory_iterator(lib)) after.push_back(entry.path());
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(read_file(lib / "libtorch_cuda.so"), "torch's own");
+  auto text = run_zcuda({"verify", "--app", python.string(), "--runtime-dir", (dir / "runtime").string()}, o);
+  EXPECT_NE(text.out.find("undone after it"), std::string::npos) << text.out << text.err;
 }
 
 // verify --app believes a pass only with the facts that show CUDA working, keeps the result a

@@ -71,5 +71,16 @@ TEST_F(FamilyCli, PrintEnvNamesEachFamily) {
   EXPECT_NE(lq.out.find("# runtime family: lshqqytiger"), std::string::npos) << lq.out;
 }
 
+// A profile's family against the runtime chosen: SD.Next (lshqqytiger's family) given upstream's
+// runtime with --runtime-dir is refused, and --print-env says why.
+TEST_F(FamilyCli, AProfileOfTheOtherFamilyIsRefused) {
+  auto shown = run(upstream, {"--profile", "sdnext", "--print-env"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("# problem: profile sdnext needs lshqqytiger ZLUDA"), std::string::npos) << shown.out;
+  auto r = run(upstream, {"--profile", "sdnext"});
+  EXPECT_EQ(r.exit_code, 14) << r.out << r.err;
+  EXPECT_NE(r.err.find("profile sdnext needs lshqqytiger ZLUDA"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace zcuda

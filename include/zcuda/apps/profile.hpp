@@ -63,7 +63,31 @@ std::string_view to_string(Check check);
 // Where the application's kernels are, for warmup and run's first-run notice.
 struct Warmup {
   enum class Kind { none, program, torch_lib, glob } kind = Kind::program;
-  std::string glob;  // Kind::glob: a folder under the application's, '*' matching one name
+  std::vector<std::string> globs;  // Kind::glob: folders under the application's, '*' matching one name
+};
+
+// PATH entries the application itself removes from its own environment before it loads CUDA
+// libraries (ComfyUI-Zluda's comfy/zluda.py drops those containing "rocm").
+struct PathDrop {
+  std::string containing;  // compared without regard to case
+  std::string why;
+};
+
+// The scaled-dot-product-attention backends (flash, mem_efficient, math, cudnn) turned off for
+// the application: by the application itself (the torch check mirrors it), or by zcuda's
+// attention hook (manifests/sdp-hook.py as sitecustomize.py on PYTHONPATH).
+struct Attention {
+  std::vector<std::string> off;
+  bool by_hook = false;
+  std::string why;
+};
+
+// A note that holds for one way of starting the program only: through ZLUDA's zluda.exe, or
+// without it (--direct, or Linux), optionally on one OS.
+struct LaunchNote {
+  bool zluda_exe = true;
+  std::optional<platform::Os> os;
+  std::string note;
 };
 
 struct Profile {
@@ -73,15 +97,30 @@ struct Profile {
   std::vector<platform::Os> os;  // empty: every OS
   std::vector<Marker> recognise;
   std::optional<std::string> runtime;  // the application's own ZLUDA folder, relative to it (".\zluda", ".zluda")
+  // Where the application itself looks for that folder, when not relative to its own: a variable
+  // that names it, and paths relative to the working folder (SD.Next's zluda_installer.py:
+  // os.path.abspath(os.environ.get('ZLUDA', '.zluda'))).
+  std::optional<std::string> runtime_variable;
+  bool runtime_from_working_dir = false;
   std::map<platform::Os, Placement> placement;
   std::vector<Setting> environment;
+  std::optional<PathDrop> drops_path;
+  std::optional<Attention> attention;
   bool family_default_cc = false;  // ZLUDA_CC left to the runtime family's own default
+  // The compute capability ZLUDA should report ("8.5"), set as ZLUDA_CC unless the user set
+  // ZLUDA_CC or ZLUDA_SM; `compute_capability_why` says why.
+  std::optional<std::string> compute_capability;
+  std::string compute_capability_why;
   LaunchMode launch = LaunchMode::launcher;
   bool stage = true;
   Warmup warmup;
   Check check = Check::none;
+  // The application's own ZLUDA loader the torch check runs before importing torch ("sdnext":
+  // modules/zluda_installer.py load(), as SD.Next's installer.py calls it).
+  std::optional<std::string> check_loader;
   std::optional<std::string> steam_launch_option;  // "{runtime}" stands for ZLUDA's folder
   std::vector<std::string> notes;
+  std::vector<LaunchNote> launch_notes;
   std::string origin;  // "embedded" or the user's file
 
   bool runs_on(platform::Os os) const;

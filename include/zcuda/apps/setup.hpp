@@ -13,6 +13,7 @@
 #include <zcuda/apps/recognise.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/process.hpp>
 #include <zcuda/stage/plan.hpp>
 
 namespace zcuda::apps {
@@ -20,6 +21,10 @@ namespace zcuda::apps {
 // Machine facts a profile's settings depend on.
 struct MachineFacts {
   bool hipblaslt_kernels = false;  // the HIP SDK has hipBLASLt kernels (launch sets HIPBLASLT_TENSILE_LIBPATH)
+  // Where the application starts: its environment and working folder (empty: zcuda's own), for a
+  // profile whose application finds its ZLUDA through them (Profile::runtime_variable).
+  std::optional<platform::Environment> environment;
+  std::filesystem::path working_dir;
 };
 
 struct Setup {
@@ -29,6 +34,7 @@ struct Setup {
   bool stage = true;                                 // false: nothing is placed anywhere
   bool direct = false;                               // launched without ZLUDA's launcher
   std::optional<std::filesystem::path> app_runtime;  // the application's own ZLUDA folder, when it has one
+  std::optional<std::string> app_runtime_missing;    // where the application would look for it, when it is not there
   std::vector<launch::Setting> settings;
   std::vector<std::string> skipped;            // variables not set, and why ("DISABLE_ADDMM_CUDA_LT: hipBLASLt has kernels")
   std::vector<std::filesystem::path> kernels;  // folders whose binaries warmup compiles
@@ -40,6 +46,10 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts);
 
 // Steam's launch option line for `runtime_dir`, when the profile has one.
 std::optional<std::string> steam_launch_option(const Profile& profile, const std::filesystem::path& runtime_dir);
+
+// The entries of a PATH value that the application removes in-process (Profile::drops_path):
+// folders zcuda puts on PATH that the application will not search. Empty when it drops none.
+std::vector<std::string> dropped_path_entries(const Profile& profile, std::string_view path, platform::Os os);
 
 nlohmann::json to_json(const Setup& setup);
 

@@ -13,6 +13,7 @@
 #include <zcuda/base/error.hpp>
 #include <zcuda/family/family.hpp>
 #include <zcuda/platform/os.hpp>
+#include <zcuda/platform/process.hpp>
 
 namespace zcuda::apps {
 
@@ -40,6 +41,12 @@ struct TorchVersion {
   std::optional<std::string> hip;
 };
 TorchVersion parse_version_py(std::string_view text);
+
+// The user's site-packages the interpreter would search (pip install --user), found from files
+// and `env` as CPython's site.py finds it: none when PYTHONNOUSERSITE is set, or in a venv that
+// does not include the system's packages; PYTHONUSERBASE, else %APPDATA%\Python\PythonXY or
+// ~/.local/lib/pythonX.Y, with X.Y read from pyvenv.cfg, the program's name or its install.
+std::optional<std::filesystem::path> user_site_packages(const std::filesystem::path& interpreter, platform::Os os, const platform::Environment& env);
 
 // The torch `interpreter` imports: by the venv's files first, then (when allowed and the
 // interpreter is this OS's) by asking it where torch is. nullopt when it has none.

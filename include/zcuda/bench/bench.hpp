@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include <zcuda/bench/stats.hpp>
 #include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
+#include <zcuda/family/family.hpp>
 #include <zcuda/launch/launch.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/stage/plan.hpp>
@@ -41,6 +43,9 @@ struct Options {
   std::optional<stage::PlanOptions> placement;
   // The name of that profile, for the record.
   std::optional<std::string> profile;
+  // The profile's own check of a variant's runtime (its ZLUDA family, apps::check_runtime_family):
+  // a variant whose runtime it refuses is not run.
+  std::function<Status(const family::Identity&)> check_runtime;
   std::array<VariantSpec, 2> variants;
   int runs = 6;  // per variant: pairs
   // The seed that picks the first block (A B B A or B A A B); none: a fresh one (in the record).

@@ -34,9 +34,10 @@ struct Options {
   std::optional<std::filesystem::path> libtorch;  // --libtorch
   // --zluda-cc: set ZLUDA_CC; unset: the family's own default, or the user's ZLUDA_CC/ZLUDA_SM.
   std::optional<std::string> zluda_cc;
-  std::optional<std::string> gfx;     // --gfx: selects per-gfx kernel folders
-  std::optional<std::string> device;  // --device: HIP_VISIBLE_DEVICES
-  std::vector<Setting> settings;      // a profile's, before the overrides
+  std::optional<std::string> zluda_cc_from;  // who asks for zluda_cc when not --zluda-cc ("profile blender: ...")
+  std::optional<std::string> gfx;            // --gfx: selects per-gfx kernel folders
+  std::optional<std::string> device;         // --device: HIP_VISIBLE_DEVICES
+  std::vector<Setting> settings;             // a profile's, before the overrides
   // Other folders the program loads CUDA libraries from (a profile's torch/lib), for the
   // mixed-family check.
   std::vector<std::filesystem::path> library_folders;

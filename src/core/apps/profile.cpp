@@ -2,6 +2,7 @@
 #include <zcuda/apps/profile.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -93,9 +94,27 @@ class Reader {
     p.origin = origin_;
     if (!j.is_object()) return bad(at, "expected an object");
     for (const auto& [key, value] : j.items()) {
-      static const std::vector<std::string> known = {
-          "name",   "title", "family", "os",    "recognise",           "runtime", "placement", "environment", "compute_capability",
-          "launch", "stage", "warmup", "check", "steam_launch_option", "notes"};
+      static const std::vector<std::string> known = {"name",
+                                                     "title",
+                                                     "family",
+                                                     "os",
+                                                     "recognise",
+                                                     "runtime",
+                                                     "placement",
+                                                     "environment",
+                                                     "compute_capability",
+                                                     "launch",
+                                                     "stage",
+                                                     "warmup",
+                                                     "check",
+                                                     "steam_launch_option",
+                                                     "notes",
+                                                     "drops_path",
+                                                     "runtime_variable",
+                                                     "runtime_relative_to",
+                                                     "launch_notes",
+                                                     "attention",
+                                                     "check_loader"};
       if (std::find(known.begin(), known.end(), key) == known.end()) return bad(at + "." + key, "not a profile field (docs/apps.md lists them)");
     }
     ZCUDA_APPS_TRY(p.name, text(j, at, "name", true));
@@ -130,6 +149,21 @@ class Reader {
       if (!relative_path(runtime)) return bad(at + ".runtime", "expected a relative path with '/' (no '..')");
       p.runtime = runtime;
     }
+    if (j.contains("runtime_variable")) {
+      std::string variable;
+      ZCUDA_APPS_TRY(variable, text(j, at, "runtime_variable", true));
+      if (variable.empty() || variable.find('=') != std::string::npos) return bad(at + ".runtime_variable", "expected a variable name");
+      p.runtime_variable = variable;
+    }
+    if (j.contains("runtime_relative_to")) {
+      std::string base;
+      ZCUDA_APPS_TRY(base, text(j, at, "runtime_relative_to", true));
+      if (base != "app" && base != "working_dir")
+        return bad(at + ".runtime_relative_to", fmt::format("expected app or working_dir, got \"{}\"", base));
+      p.runtime_from_working_dir = base == "working_dir";
+    }
+    if ((p.runtime_variable || p.runtime_from_working_dir) && !p.runtime)
+      return bad(at + ".runtime", "missing (runtime_variable and runtime_relative_to need it)");
     if (j.contains("placement")) {
       if (!j["placement"].is_object()) return bad(at + ".placement", "expected an object keyed by windows or linux");
       for (const auto& [word, value] : j["placement"].items()) {
@@ -148,11 +182,31 @@ class Reader {
         p.environment.push_back(std::move(*setting));
       }
     }
+    if (j.contains("drops_path")) {
+      const json& d = j["drops_path"];
+      if (!d.is_object()) return bad(at + ".drops_path", "expected an object with containing and why");
+      PathDrop drop;
+      ZCUDA_APPS_TRY(drop.containing, text(d, at + ".drops_path", "containing", true));
+      ZCUDA_APPS_TRY(drop.why, text(d, at + ".drops_path", "why", true));
+      if (drop.containing.empty()) return bad(at + ".drops_path.containing", "expected the text a dropped entry contains");
+      p.drops_path = std::move(drop);
+    }
     if (j.contains("compute_capability")) {
-      std::string cc;
-      ZCUDA_APPS_TRY(cc, text(j, at, "compute_capability", true));
-      if (cc != "family_default") return bad(at + ".compute_capability", "expected \"family_default\"");
-      p.family_default_cc = true;
+      if (j["compute_capability"].is_object()) {
+        const json& c = j["compute_capability"];
+        std::string value;
+        ZCUDA_APPS_TRY(value, text(c, at + ".compute_capability", "value", true));
+        static const std::regex cc_form(R"(\d\.\d)");
+        if (!std::regex_match(value, cc_form))
+          return bad(at + ".compute_capability.value", fmt::format("expected MAJOR.MINOR (8.5), got \"{}\"", value));
+        ZCUDA_APPS_TRY(p.compute_capability_why, text(c, at + ".compute_capability", "why", true));
+        p.compute_capability = value;
+      } else {
+        std::string cc;
+        ZCUDA_APPS_TRY(cc, text(j, at, "compute_capability", true));
+        if (cc != "family_default") return bad(at + ".compute_capability", "expected \"family_default\" or {\"value\", \"why\"}");
+        p.family_default_cc = true;
+      }
     }
     std::string launch = "launcher";
     ZCUDA_APPS_TRY(launch, text(j, at, "launch", false, "launcher"));
@@ -171,11 +225,60 @@ class Reader {
     auto c = enum_from_word(check, {Check::torch, Check::fatbin, Check::physx, Check::none});
     if (!c) return bad(at + ".check", fmt::format("expected torch, fatbin, physx or none, got \"{}\"", check));
     p.check = *c;
+    if (j.contains("check_loader")) {
+      std::string loader;
+      ZCUDA_APPS_TRY(loader, text(j, at, "check_loader", true));
+      if (loader != "sdnext")
+        return bad(at + ".check_loader", fmt::format("expected sdnext (the loaders manifests/torch-check.py knows), got \"{}\"", loader));
+      if (p.check != Check::torch) return bad(at + ".check_loader", "a loader runs before the torch check: needs check: torch");
+      p.check_loader = loader;
+    }
     if (j.contains("steam_launch_option")) {
       std::string line;
       ZCUDA_APPS_TRY(line, text(j, at, "steam_launch_option", true));
       if (line.find("%command%") == std::string::npos) return bad(at + ".steam_launch_option", "expected a line containing %command%");
       p.steam_launch_option = line;
+    }
+    if (j.contains("attention")) {
+      const json& a = j["attention"];
+      const std::string here = at + ".attention";
+      if (!a.is_object()) return bad(here, "expected an object with off, by and why");
+      Attention attention;
+      ZCUDA_APPS_TRY_STATUS(each_string(a.value("off", json()), here + ".off", [&](const std::string& name, const std::string& where) -> Status {
+        if (name != "flash" && name != "mem_efficient" && name != "math" && name != "cudnn") {
+          return bad_status(where, fmt::format("expected flash, mem_efficient, math or cudnn, got \"{}\"", name));
+        }
+        attention.off.push_back(name);
+        return {};
+      }));
+      std::string by;
+      ZCUDA_APPS_TRY(by, text(a, here, "by", true));
+      if (by != "app" && by != "hook") return bad(here + ".by", fmt::format("expected app or hook, got \"{}\"", by));
+      attention.by_hook = by == "hook";
+      ZCUDA_APPS_TRY(attention.why, text(a, here, "why", true));
+      p.attention = std::move(attention);
+    }
+    if (j.contains("launch_notes")) {
+      if (!j["launch_notes"].is_array()) return bad(at + ".launch_notes", "expected a list of {when, os, note}");
+      for (std::size_t i = 0; i < j["launch_notes"].size(); ++i) {
+        const std::string here = fmt::format("{}.launch_notes[{}]", at, i);
+        const json& entry = j["launch_notes"][i];
+        if (!entry.is_object()) return bad(here, "expected an object with when and note");
+        LaunchNote n;
+        std::string when;
+        ZCUDA_APPS_TRY(when, text(entry, here, "when", true));
+        if (when != "zluda_exe" && when != "without_zluda_exe")
+          return bad(here + ".when", fmt::format("expected zluda_exe or without_zluda_exe, got \"{}\"", when));
+        n.zluda_exe = when == "zluda_exe";
+        if (entry.contains("os")) {
+          std::string word;
+          ZCUDA_APPS_TRY(word, text(entry, here, "os", true));
+          n.os = os_from_word(word);
+          if (!n.os) return bad(here + ".os", fmt::format("expected windows or linux, got \"{}\"", word));
+        }
+        ZCUDA_APPS_TRY(n.note, text(entry, here, "note", true));
+        p.launch_notes.push_back(std::move(n));
+      }
     }
     if (j.contains("notes")) {
       ZCUDA_APPS_TRY_STATUS(each_string(j["notes"], at + ".notes", [&](const std::string& note, const std::string&) -> Status {
@@ -320,11 +423,16 @@ class Reader {
   Result<Warmup> read_warmup(const json& j, const std::string& at) const {
     Warmup w;
     if (j.is_object()) {
-      if (!j.contains("glob") || !j["glob"].is_string() || !relative_path(j["glob"].get<std::string>())) {
-        return bad(at + ".glob", "expected a relative folder path with '/', '*' matching one name");
-      }
+      // One folder pattern, or several: an application's layout changed between its versions.
+      const json globs = j.contains("glob") && j["glob"].is_string() ? json::array({j["glob"]}) : j.value("glob", json());
+      if (!globs.is_array() || globs.empty())
+        return bad(at + ".glob", "expected a relative folder path with '/', '*' matching one name, or a list of them");
+      ZCUDA_APPS_TRY_STATUS(each_string(globs, at + ".glob", [&](const std::string& g, const std::string& here) -> Status {
+        if (!relative_path(g)) return bad_status(here, "expected a relative folder path with '/', '*' matching one name");
+        w.globs.push_back(g);
+        return {};
+      }));
       w.kind = Warmup::Kind::glob;
-      w.glob = j["glob"].get<std::string>();
       return w;
     }
     if (!j.is_string()) return bad(at, "expected none, program, torch_lib or {\"glob\": ...}");
@@ -415,6 +523,11 @@ json to_json(const Profile& p) {
     }
     placement[std::string(platform::os_id(o))] = {{"into", to_string(pl.into)}, {"names", names}};
   }
+  json launch_notes = json::array();
+  for (const auto& n : p.launch_notes) {
+    launch_notes.push_back(
+        {{"when", n.zluda_exe ? "zluda_exe" : "without_zluda_exe"}, {"os", n.os ? json(platform::os_id(*n.os)) : json(nullptr)}, {"note", n.note}});
+  }
   json environment = json::array();
   for (const auto& s : p.environment) environment.push_back({{"name", s.name}, {"value", s.value}, {"why", s.why}, {"unless", to_string(s.unless)}});
   return {{"name", p.name},
@@ -423,14 +536,23 @@ json to_json(const Profile& p) {
           {"os", os},
           {"recognise", markers},
           {"runtime", p.runtime ? json(*p.runtime) : json(nullptr)},
+          {"runtime_variable", p.runtime_variable ? json(*p.runtime_variable) : json(nullptr)},
+          {"runtime_relative_to", p.runtime_from_working_dir ? "working_dir" : "app"},
           {"placement", placement},
           {"environment", environment},
-          {"compute_capability", p.family_default_cc ? json("family_default") : json(nullptr)},
+          {"drops_path", p.drops_path ? json{{"containing", p.drops_path->containing}, {"why", p.drops_path->why}} : json(nullptr)},
+          {"compute_capability", p.compute_capability  ? json{{"value", *p.compute_capability}, {"why", p.compute_capability_why}}
+                                 : p.family_default_cc ? json("family_default")
+                                                       : json(nullptr)},
           {"launch", to_string(p.launch)},
           {"stage", p.stage},
           {"check", to_string(p.check)},
+          {"check_loader", p.check_loader ? json(*p.check_loader) : json(nullptr)},
           {"steam_launch_option", p.steam_launch_option ? json(*p.steam_launch_option) : json(nullptr)},
           {"notes", p.notes},
+          {"launch_notes", launch_notes},
+          {"attention",
+           p.attention ? json{{"off", p.attention->off}, {"by", p.attention->by_hook ? "hook" : "app"}, {"why", p.attention->why}} : json(nullptr)},
           {"origin", p.origin}};
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 
 namespace zcuda::apps {
@@ -42,6 +43,40 @@ std::vector<fs::path> glob_folders(const fs::path& root, const std::string& glob
   return level;
 }
 
+// The application's own ZLUDA folder where the application looks for it: beside it, or (SD.Next)
+// `$ZLUDA`, else the profile's folder, relative to the working folder. A missing one is said.
+void find_app_runtime(const Match& match, platform::Os os, const MachineFacts& facts, Setup& s) {
+  const Profile& p = match.profile;
+  if (!p.runtime) return;
+  if (!p.runtime_variable && !p.runtime_from_working_dir) {
+    if (is_dir(match.root / path_from_utf8(*p.runtime))) s.app_runtime = match.root / path_from_utf8(*p.runtime);
+    return;
+  }
+  std::error_code ec;
+  const fs::path cwd = facts.working_dir.empty() ? fs::current_path(ec) : facts.working_dir;
+  const platform::Environment env = facts.environment ? *facts.environment : platform::current_environment();
+  std::optional<std::string> named;
+  if (p.runtime_variable) {
+    for (const auto& [key, value] : env) {
+      if (os == platform::Os::windows ? ascii_iequals(key, *p.runtime_variable) : key == *p.runtime_variable) named = value;
+    }
+  }
+  const fs::path base = p.runtime_from_working_dir ? cwd : match.root;
+  const fs::path where = (base / path_from_utf8(named ? *named : *p.runtime)).lexically_normal();
+  const std::string how =
+      named ? fmt::format("${}={}", *p.runtime_variable, *named) : fmt::format("{} in the working folder {}", *p.runtime, path_to_utf8(base));
+  if (is_dir(where)) {
+    s.app_runtime = where;
+    return;
+  }
+  std::string missing = fmt::format("{} looks for its ZLUDA at {} ({}), and there is none", p.name, path_to_utf8(where), how);
+  const fs::path beside = match.root / path_from_utf8(*p.runtime);
+  if (!named && p.runtime_from_working_dir && is_dir(beside) && beside != where) {
+    missing += fmt::format("; the application's folder has one ({}): start it from {}", path_to_utf8(beside), path_to_utf8(match.root));
+  }
+  s.app_runtime_missing = std::move(missing);
+}
+
 }  // namespace
 
 Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) {
@@ -51,7 +86,7 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) 
   s.stage = p.stage;
   s.direct = p.launch == LaunchMode::direct;
   s.notes = p.notes;
-  if (p.runtime && is_dir(match.root / path_from_utf8(*p.runtime))) s.app_runtime = match.root / path_from_utf8(*p.runtime);
+  find_app_runtime(match, os, facts, s);
   const Placement placement = p.placement_on(os);
   if (p.stage) {
     if (placement.into == Into::torch_lib && match.torch && is_dir(match.torch->lib)) s.place_into = match.torch->lib;
@@ -75,7 +110,9 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) 
       if (match.torch && is_dir(match.torch->lib)) s.kernels.push_back(match.torch->lib);
       break;
     case Warmup::Kind::glob:
-      s.kernels = glob_folders(match.root, p.warmup.glob);
+      for (const auto& glob : p.warmup.globs) {
+        for (auto& folder : glob_folders(match.root, glob)) s.kernels.push_back(std::move(folder));
+      }
       break;
   }
   if (match.torch && p.check == Check::torch) s.flavour_problem = flavour_problem(*match.torch, p.family);
@@ -88,6 +125,23 @@ std::optional<std::string> steam_launch_option(const Profile& profile, const fs:
   const std::string runtime = path_to_utf8(runtime_dir);
   for (auto at = line.find("{runtime}"); at != std::string::npos; at = line.find("{runtime}", at + runtime.size())) line.replace(at, 9, runtime);
   return line;
+}
+
+std::vector<std::string> dropped_path_entries(const Profile& profile, std::string_view path, platform::Os os) {
+  std::vector<std::string> out;
+  if (!profile.drops_path) return out;
+  const char separator = os == platform::Os::windows ? ';' : ':';
+  const std::string wanted = ascii_lower(profile.drops_path->containing);
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find(separator, start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string entry(path.substr(start, end - start));
+    // As comfy/zluda.py: `"rocm" not in p.lower()`.
+    if (!entry.empty() && ascii_lower(entry).find(wanted) != std::string::npos) out.push_back(entry);
+    start = end + 1;
+  }
+  return out;
 }
 
 nlohmann::json to_json(const Setup& s) {
@@ -105,6 +159,7 @@ nlohmann::json to_json(const Setup& s) {
           {"stage", s.stage},
           {"launch", s.direct ? "direct" : "launcher"},
           {"app_runtime", s.app_runtime ? json(path_to_utf8(*s.app_runtime)) : json(nullptr)},
+          {"app_runtime_missing", s.app_runtime_missing ? json(*s.app_runtime_missing) : json(nullptr)},
           {"environment", settings},
           {"skipped", s.skipped},
           {"kernels", kernels},

@@ -1,6 +1,8 @@
 // Finding a Python application's torch and reading what it was built for (docs/apps.md).
 #include <zcuda/apps/torch_install.hpp>
 
+#include <algorithm>
+#include <map>
 #include <regex>
 
 #include <fmt/format.h>
@@ -147,11 +149,98 @@ std::vector<fs::path> base_site_packages(const fs::path& venv_root, Os os) {
   return out;
 }
 
+// pyvenv.cfg's key = value lines.
+std::map<std::string, std::string> venv_config(const fs::path& venv_root) {
+  std::map<std::string, std::string> out;
+  auto text = platform::read_file(venv_root / "pyvenv.cfg", 64u << 10);
+  if (!text) return out;
+  static const std::regex line(R"(^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$)", std::regex::multiline);
+  for (std::sregex_iterator it(text->begin(), text->end(), line), end; it != end; ++it) out[ascii_lower((*it)[1].str())] = (*it)[2].str();
+  return out;
+}
+
+// "3.11" from a name such as python3.11, python311.dll or version 3.11.9.
+std::optional<std::string> minor_version_in(const std::string& text) {
+  static const std::regex dotted(R"((?:^|[^0-9])(3)\.([0-9]{1,2})(?:[^0-9]|$))");
+  static const std::regex packed(R"(^python(3)([0-9]{1,2})\.dll$)", std::regex::icase);
+  std::smatch m;
+  if (std::regex_search(text, m, dotted) || std::regex_match(text, m, packed)) return m[1].str() + "." + m[2].str();
+  return std::nullopt;
+}
+
+// The interpreter's X.Y, read from files: pyvenv.cfg's version, the program's name (or, on Linux,
+// the name it links to: python3 -> python3.11), a Windows install's pythonXY.dll, the
+// lib/pythonX.Y folder of an install.
+std::optional<std::string> python_minor_version(const fs::path& interpreter, const fs::path& root, Os os) {
+  const auto config = venv_config(root);
+  for (const char* key : {"version", "version_info"}) {
+    if (auto it = config.find(key); it != config.end()) {
+      if (auto v = minor_version_in(it->second)) return v;
+    }
+  }
+  if (auto v = minor_version_in(path_to_utf8(interpreter.filename()))) return v;
+  std::error_code ec;
+  if (os != Os::windows) {
+    const fs::path target = fs::canonical(interpreter, ec);
+    if (!ec) {
+      if (auto v = minor_version_in(path_to_utf8(target.filename()))) return v;
+    }
+  }
+  const fs::path home = config.count("home") ? path_from_utf8(config.at("home")) : interpreter.parent_path();
+  const fs::path prefix = os == Os::windows ? home : home.parent_path();
+  for (fs::directory_iterator it(os == Os::windows ? prefix : prefix / "lib", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = path_to_utf8(it->path().filename());
+    if (os == Os::windows ? ascii_lower(name).starts_with("python3") && ascii_lower(name).ends_with(".dll") : name.starts_with("python3.")) {
+      if (auto v = minor_version_in(name)) return v;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<fs::path> user_site_packages(const fs::path& interpreter, Os os, const platform::Environment& env) {
+  auto var = [&](const char* name) -> std::optional<std::string> {
+    for (const auto& [key, value] : env) {
+      if (os == Os::windows ? ascii_iequals(key, name) : key == name) return value;
+    }
+    return std::nullopt;
+  };
+  // site.py: PYTHONNOUSERSITE turns it off; a venv turns it off unless it includes the system's packages.
+  if (auto off = var("PYTHONNOUSERSITE"); off && !off->empty()) return std::nullopt;
+  const fs::path root = install_root(interpreter);
+  if (is_file(root / "pyvenv.cfg")) {
+    const auto config = venv_config(root);
+    auto it = config.find("include-system-site-packages");
+    if (it == config.end() || ascii_lower(it->second) != "true") return std::nullopt;
+  }
+  const auto version = python_minor_version(interpreter, root, os);
+  if (!version) return std::nullopt;
+  // site.py's _getuserbase and _get_path: %APPDATA%\Python\PythonXY\site-packages on Windows,
+  // ~/.local/lib/pythonX.Y/site-packages elsewhere; PYTHONUSERBASE replaces the base.
+  std::optional<fs::path> base;
+  if (auto user_base = var("PYTHONUSERBASE"); user_base && !user_base->empty()) {
+    base = path_from_utf8(*user_base);
+  } else if (os == Os::windows) {
+    if (auto appdata = var("APPDATA"); appdata && !appdata->empty()) base = path_from_utf8(*appdata) / "Python";
+  } else if (auto home = var("HOME"); home && !home->empty()) {
+    base = path_from_utf8(*home) / ".local";
+  }
+  if (!base) return std::nullopt;
+  std::string nodot = *version;
+  nodot.erase(std::remove(nodot.begin(), nodot.end(), '.'), nodot.end());
+  return os == Os::windows ? *base / ("Python" + nodot) / "site-packages" : *base / "lib" / ("python" + *version) / "site-packages";
+}
 
 std::optional<TorchInstall> find_torch(const fs::path& interpreter, Os os, bool ask_interpreter) {
   const fs::path root = install_root(interpreter);
   const bool venv = is_file(root / "pyvenv.cfg");
+  // The user's site-packages (pip install --user) comes before the others on sys.path (site.py
+  // adds it first); the interpreter's own environment decides it, as it would for the program.
+  const auto user_site = os == platform::current_os() ? user_site_packages(interpreter, os, platform::current_environment()) : std::nullopt;
+  if (user_site) {
+    if (auto t = torch_at(*user_site / "torch", interpreter, venv, "files (the user's site-packages)")) return t;
+  }
   for (const auto& site : site_packages(root, os)) {
     if (auto t = torch_at(site / "torch", interpreter, venv, "files")) return t;
   }

@@ -79,6 +79,11 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
     if (auto unmixed = launch::check_families(*plan, launch.os); !unmixed) {
       return std::unexpected(std::move(unmixed.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
     }
+    if (options.check_runtime) {
+      if (auto matched = options.check_runtime(plan->runtime_family); !matched) {
+        return std::unexpected(std::move(matched.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
+      }
+    }
   }
   out.plan = std::move(*plan);
   info.through_launcher = out.plan.through_launcher;

@@ -56,7 +56,14 @@ std::string prepend(const std::vector<fs::path>& first, const std::optional<std:
 }
 
 std::optional<fs::path> find_hip(const Options& options, const platform::Environment& env) {
-  if (options.hip_path) return options.hip_path;
+  if (options.hip_path) {
+    // Written into variables the program reads from its own working folder: never relative
+    // (a path of this machine; another OS's is taken as written).
+    if (options.os != platform::current_os()) return options.hip_path;
+    std::error_code ec;
+    fs::path absolute = fs::absolute(*options.hip_path, ec);
+    return ec ? *options.hip_path : absolute.lexically_normal();
+  }
   if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return path_from_utf8(*hip);
   if (options.os == Os::linux) {
     if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return path_from_utf8(*rocm);
@@ -170,7 +177,7 @@ Result<ComputeCapability> choose_compute_capability(const Options& options, cons
   if (options.zluda_cc) {
     cc.source = "--zluda-cc";
     cc.value = reads_variables ? *options.zluda_cc : default_cc;
-    cc.why = reads_variables ? "--zluda-cc sets ZLUDA_CC"
+    cc.why = reads_variables ? options.zluda_cc_from.value_or("--zluda-cc") + " sets ZLUDA_CC"
                              : fmt::format("--zluda-cc sets ZLUDA_CC, which {} ZLUDA does not read: it always reports {}", family_name, default_cc);
     return cc;
   }
@@ -410,7 +417,9 @@ Result<LaunchPlan> prepare_launch(const Options& options, const platform::Enviro
   auto cc = choose_compute_capability(options, base, plan.runtime_family);
   if (!cc) return std::unexpected(cc.error());
   plan.compute_capability = std::move(*cc);
-  if (plan.compute_capability.source == "--zluda-cc") set("ZLUDA_CC", *options.zluda_cc, "--zluda-cc: the compute capability ZLUDA reports");
+  if (plan.compute_capability.source == "--zluda-cc") {
+    set("ZLUDA_CC", *options.zluda_cc, options.zluda_cc_from.value_or("--zluda-cc") + ": the compute capability ZLUDA reports");
+  }
   if (hip) {
     const fs::path lib = os == Os::windows ? *hip / "bin" : *hip / "lib";
     if (auto dir = kernel_folder(lib / "rocblas" / "library", options.gfx)) {

@@ -48,12 +48,31 @@ TEST(Profiles, LaunchModesAndChecks) {
   EXPECT_EQ(embedded("sdnext").launch, LaunchMode::direct);
   EXPECT_FALSE(embedded("sdnext").stage);
   EXPECT_EQ(embedded("sdnext").runtime, ".zluda");
-  EXPECT_TRUE(embedded("blender").family_default_cc);
+  EXPECT_EQ(embedded("blender").compute_capability, "8.5");
+  EXPECT_NE(embedded("blender").compute_capability_why.find("1ee6c4826"), std::string::npos);
   EXPECT_EQ(embedded("physx-32bit").os, std::vector<platform::Os>{platform::Os::windows});
   EXPECT_TRUE(embedded("physx-32bit").steam_launch_option);
   EXPECT_EQ(embedded("llama-cpp").check, Check::fatbin);
   EXPECT_EQ(embedded("pytorch").placement_on(platform::Os::linux).into, Into::none);
   EXPECT_EQ(embedded("pytorch").placement_on(platform::Os::windows).into, Into::torch_lib);
+}
+
+// Upstream's zluda.exe redirects by file name (full-path loads too) and, in its default mode,
+// cudnn64_9.dll whatever MIOpen: the pytorch profile says what happens under each launch.
+TEST(Profiles, PyTorchSaysWhatHappensUnderEachLaunch) {
+  const Profile& p = embedded("pytorch");
+  std::vector<std::string> through, without;
+  for (const auto& n : p.launch_notes) {
+    EXPECT_EQ(n.os, platform::Os::windows);
+    (n.zluda_exe ? through : without).push_back(n.note);
+  }
+  ASSERT_EQ(through.size(), 2u);
+  EXPECT_NE(through[0].find("by its file name"), std::string::npos);
+  EXPECT_NE(through[1].find("cudnn64_9.dll"), std::string::npos);
+  EXPECT_NE(through[1].find("whether or not MIOpen is installed"), std::string::npos);
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_NE(without[0].find("only where MIOpen is present"), std::string::npos);
+  for (const auto& n : p.notes) EXPECT_EQ(n.find("cuDNN is placed"), std::string::npos) << "said for every launch: " << n;
 }
 
 std::string one_profile(const std::string& fields) {
@@ -95,6 +114,16 @@ TEST(Profiles, ErrorsNameTheJsonPath) {
     EXPECT_EQ(exit_code(refused.error().kind), 4);
     EXPECT_NE(refused.error().message.find("not a plain file name"), std::string::npos) << refused.error().message;
   }
+
+  auto when = parse(one_profile(R"(, "launch_notes": [{"when": "always", "note": "x"}])"), "t");
+  ASSERT_FALSE(when);
+  EXPECT_NE(when.error().message.find("profiles[0].launch_notes[0].when"), std::string::npos) << when.error().message;
+  auto cc = parse(one_profile(R"(, "compute_capability": {"value": "85", "why": "x"})"), "t");
+  ASSERT_FALSE(cc);
+  EXPECT_NE(cc.error().message.find("profiles[0].compute_capability.value"), std::string::npos) << cc.error().message;
+  auto variable = parse(one_profile(R"(, "runtime_variable": "ZLUDA")"), "t");
+  ASSERT_FALSE(variable);
+  EXPECT_NE(variable.error().message.find("profiles[0].runtime: missing"), std::string::npos) << variable.error().message;
 
   EXPECT_FALSE(parse("{\"format\": 2, \"profiles\": []}", "t"));
   EXPECT_FALSE(parse("not json", "t"));

@@ -321,6 +321,30 @@ TEST_F(BenchTest, AnUnknownRuntimeIsAnErrorBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(log));
 }
 
+// A profile's check of each variant's runtime (its family, as run's): a variant it refuses is not
+// run, and the refusal names the variant.
+TEST_F(BenchTest, AVariantWhoseRuntimeTheProfileRefusesRunsNothing) {
+  const fs::path runtime = tmp / "runtime";
+  fs::create_directories(runtime);
+  test::write_file(runtime / "libcuda.so.1", "a runtime");
+  test::write_file(runtime / "nvcuda.dll", "a runtime");
+  options.variants[1].runtime = path_to_utf8(runtime);
+  const fs::path log = tmp / "ran.txt";
+  options.launch.args = {"touch", path_to_utf8(log)};
+  std::vector<family::Family> seen;
+  options.check_runtime = [&](const family::Identity& identity) -> Status {
+    seen.push_back(identity.family);
+    return fail(ErrorKind::mixed_family, "profile x needs lshqqytiger ZLUDA");
+  };
+  auto r = bench();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::mixed_family);
+  ASSERT_FALSE(r.error().notes.empty());
+  EXPECT_NE(r.error().notes.back().find("variant B"), std::string::npos) << r.error().notes.back();
+  EXPECT_EQ(seen.size(), 1u) << "asked for the ZLUDA variant only, not the native one";
+  EXPECT_FALSE(fs::exists(log));
+}
+
 TEST_F(BenchTest, AppIdentityIsRecorded) {
   series(2);
   options.runs = 1;
