@@ -26,10 +26,18 @@ struct VariantFlags {
   std::optional<std::string> label;
 };
 
+// --b-program and --b-args: B's own program (another venv's interpreter, another build).
+struct ProgramFlags {
+  std::optional<std::string> program;
+  std::vector<std::string> args;
+  bool args_given = false;
+};
+
 struct BenchFlags {
   LaunchFlags launch;
   InlineGlobals globals;
   std::array<VariantFlags, 2> variants;
+  ProgramFlags b;
   std::string runs = std::to_string(bench::Options{}.runs);
   std::optional<double> target;
   int max_runs = bench::Options{}.max_runs;
@@ -130,6 +138,23 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   return text;
 }
 
+// With --b-program, which program each side ran and its digest.
+std::string render_programs(const bench::BenchRecord& record) {
+  if (record.variants.size() != 2 || !record.variants[0].program || !record.variants[1].program) return {};
+  const auto& a = *record.variants[0].program;
+  const auto& b = *record.variants[1].program;
+  if (a.path == b.path && a.args == b.args) return {};
+  std::string text;
+  for (const auto& v : record.variants) {
+    const auto& p = *v.program;
+    std::string args;
+    for (const auto& arg : p.args) args += " " + arg;
+    text += fmt::format("  Program {}: {}{} (sha256 {}{})\n", v.name, p.path, args, p.sha256.empty() ? "unknown" : p.sha256.substr(0, 16),
+                        p.profile ? ", profile " + *p.profile : "");
+  }
+  return text;
+}
+
 std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   const auto& c = record.comparison;
   std::string headline = c.verdict == bench::Verdict::invalid ? style.red(c.summary) : style.bold(c.summary);
@@ -149,6 +174,7 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   if (record.app.profile) {
     text += fmt::format("  Profile: {} (its variables, launch mode and placement in every ZLUDA variant's runs)\n", *record.app.profile);
   }
+  text += render_programs(record);
   if (c.verdict != bench::Verdict::invalid) text += render_analysis(record, style);
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
@@ -180,7 +206,15 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
   for (std::size_t i = 0; i < 2; ++i) {
     auto env = parse_env(f.variants[i].env);
     if (!env) return std::unexpected(env.error());
-    options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env)};
+    options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env), std::nullopt};
+  }
+  if (f.b.program) {
+    bench::OwnProgram own;
+    own.launch = launch_options(f.launch, *f.b.program, f.b.args_given ? f.b.args : options.launch.args, detected);
+    own.no_stage = f.launch.no_stage;
+    options.variants[1].own = std::move(own);
+  } else if (f.b.args_given) {
+    return fail(ErrorKind::usage, "--b-args goes with --b-program", "Name B's program with --b-program PATH, or drop --b-args.");
   }
   if (f.runs == "auto") {
     if (!f.target) return fail(ErrorKind::usage, "--runs auto needs --target PCT", "Say how narrow the interval should be: --runs auto --target 2.");
@@ -229,6 +263,30 @@ Result<CommandOutput> from_record(const std::string& file, const Context& contex
   return output;
 }
 
+struct ProfileApplied {
+  std::optional<stage::PlanOptions> placement;
+  std::optional<std::string> profile;
+  bool no_stage = false;
+};
+
+// The profile a program matches (or --profile names): its variables and launch mode go into
+// `launch`; its placement (torch/lib) replaces the program's folder, and a profile that places
+// nothing stages nothing either.
+Result<ProfileApplied> apply_profile(const LaunchFlags& flags, launch::Options& launch, const detect::Profile& detected, Context& context) {
+  ProfileApplied out;
+  auto app = app_for_launch(flags.profile, launch, detected, context, true);
+  if (!app) return std::unexpected(app.error());
+  if (!*app) return out;
+  apply_app(**app, launch, true);
+  out.placement = placement_for_app(**app, launch.os, detected);
+  out.profile = (*app)->match.profile.name;
+  out.no_stage = !(*app)->setup.stage;
+  if (!context.options.quiet) {
+    for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
+  }
+  return out;
+}
+
 }  // namespace
 
 CommandRun setup_bench(CLI::App& sub) {
@@ -240,7 +298,8 @@ CommandRun setup_bench(CLI::App& sub) {
       "With --metric every match in a run's output is one value; without it a run's wall time is. A run fails on an "
       "unexpected exit code, a crash, --timeout or a failing --check; then the verdict is 'invalid' and zcuda exits 1. "
       "Ctrl-C stops after killing the running program and keeps the record, marked incomplete (exit 12). "
-      "Same runtime and environment on both sides is an A/A run: the noise floor.");
+      "Same runtime and environment on both sides is an A/A run: the noise floor. --b-program PATH gives B its own program (the app under "
+      "its ZLUDA venv as A, under a ROCm venv as B: docs/backends.md).");
   sub.prefix_command();
   sub.fallthrough(false);
   sub.validate_positionals();
@@ -260,6 +319,14 @@ CommandRun setup_bench(CLI::App& sub) {
         ->allow_extra_args(false);
     sub.add_option("--" + side + "-label", f->variants[i].label, "Name shown for variant " + name);
   }
+  sub.add_option("--b-program", f->b.program,
+                 "B's own program (another venv's python, another build of APP): B runs it with APP's arguments, or with --b-args; the record "
+                 "keeps both programs and their SHA-256");
+  auto* b_args =
+      sub.add_option("--b-args", f->b.args,
+                     "B's arguments instead of APP's, with --b-program (an argument starting with '-' as --b-args=-x; --b-args alone: none)")
+          ->expected(0, CLI::detail::expected_max_vector_size)
+          ->allow_extra_args(true);
   sub.add_option("--runs", f->runs,
                  "Runs per variant, that is pairs of runs (a directional verdict needs 5), or 'auto' to add pairs until --target is met")
       ->capture_default_str();
@@ -286,7 +353,8 @@ CommandRun setup_bench(CLI::App& sub) {
   add_launch_flags(sub, f->launch);
   add_inline_globals(sub, f->globals, "Print the bench record as JSON on stdout");
 
-  return [f, &sub](Context& context) -> Result<CommandOutput> {
+  return [f, &sub, b_args](Context& context) -> Result<CommandOutput> {
+    f->b.args_given = b_args->count() > 0;
     if (auto applied = apply_inline_globals(f->globals, context); !applied) return std::unexpected(applied.error());
     if (f->show_output && context.options.json) {
       return fail(ErrorKind::usage, "--show-output cannot be used with --json", "Standard output holds the JSON record; drop one of them.");
@@ -300,19 +368,18 @@ CommandRun setup_bench(CLI::App& sub) {
     if (!options) return std::unexpected(options.error());
     options->cancel = &platform::interrupt_flag();
     // The application's profile: its variables and launch mode in every ZLUDA variant's runs (the
-    // runtime stays each variant's own).
-    auto app = app_for_launch(f->launch.profile, options->launch, detected, context, true);
+    // runtime stays each variant's own). B's own program is matched on its own.
+    auto app = apply_profile(f->launch, options->launch, detected, context);
     if (!app) return std::unexpected(app.error());
-    if (*app) {
-      apply_app(**app, options->launch, true);
-      // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
-      // stages nothing either.
-      options->placement = placement_for_app(**app, options->launch.os, detected);
-      options->profile = (*app)->match.profile.name;
-      if (!(*app)->setup.stage) options->no_stage = true;
-      if (!context.options.quiet) {
-        for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
-      }
+    options->placement = std::move(app->placement);
+    options->profile = app->profile;
+    if (app->no_stage) options->no_stage = true;
+    if (auto& own = options->variants[1].own) {
+      auto b_app = apply_profile(f->launch, own->launch, detected, context);
+      if (!b_app) return std::unexpected(std::move(b_app.error()).with_note("--b-program"));
+      own->placement = std::move(b_app->placement);
+      own->profile = b_app->profile;
+      if (b_app->no_stage) own->no_stage = true;
     }
 
     TerminalObserver observer(context.options.quiet, !context.options.quiet && platform::is_terminal(stderr));
