@@ -61,6 +61,11 @@ Result<fs::path> write_script(const Context& context) {
   return file;
 }
 
+// A torch built for ROCm is checked as `run` launches it: natively, unless a ZLUDA is named.
+bool checks_natively(const VerifyAppOptions& o, const AppLaunch& app) {
+  return app.setup.native_rocm && !o.runtime_dir && (o.runtime == "auto" || o.runtime == "native");
+}
+
 // The launch `zcuda run` would make, with the script in place of the application's own.
 // `hold`: the placement's folder lock, kept while the check runs.
 Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
@@ -71,6 +76,10 @@ Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaun
   }
   LaunchFlags flags;
   launch::Options options = launch_options(flags, path_to_utf8(app.match.torch->interpreter), {path_to_utf8(script)}, detected);
+  if (checks_natively(o, app)) {
+    runtime_word = "native";
+    return launch::prepare_native_launch(options, platform::current_environment());
+  }
   auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
   if (!runtime) return std::unexpected(runtime.error());
   const bool own = !o.runtime_dir && o.runtime != "native" && app.setup.app_runtime;
@@ -184,12 +193,17 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   run.family = app->match.profile.family;
   run.environment = platform::current_environment();
   run.timeout = std::chrono::seconds(o.timeout);
-  auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
-  if (!runtime) return std::unexpected(runtime.error());
-  record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
-  if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) {
-    run.family = identity->family;
-    run.release = identity->release;
+  if (checks_natively(o, *app)) {
+    record.runtime = "native";
+    if (!context.options.quiet) context.notices.print(ui::NoticeKind::notice, *app->setup.native_rocm + "; the check runs natively");
+  } else {
+    auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
+    if (!runtime) return std::unexpected(runtime.error());
+    record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
+    if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) {
+      run.family = identity->family;
+      run.release = identity->release;
+    }
   }
   platform::FileLock placement_hold;
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {
