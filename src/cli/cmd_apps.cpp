@@ -124,7 +124,6 @@ CommandRun setup_apps(CLI::App& sub) {
     std::string text;
     const auto runtime = runtime_for_line(*o, context);
     // Which backend serves the GPU: advice for a ZLUDA-based PyTorch application (native_advice.hpp).
-    const auto advice = gpu_advice(o->native);
     std::optional<NativeAdvice> native;
     for (std::size_t i = 0; i < recognition.matches.size(); ++i) {
       const auto& match = recognition.matches[i];
@@ -134,7 +133,10 @@ CommandRun setup_apps(CLI::App& sub) {
       s["steam_launch_option"] = steam ? nlohmann::json(*steam) : nlohmann::json(nullptr);
       setups.push_back(s);
       text += (i == 0 ? context.style.green("Matches ") : "Also matches ") + describe_match(match, setup, steam, context) + "\n";
-      if (i == 0 && advice) native = advise_native(match, setup, *advice, o->native, context);
+      // Detection only for a PyTorch application on ZLUDA (a CUDA torch), the one the advice is for.
+      if (i == 0 && match.torch && match.torch->cuda && !setup.native_rocm) {
+        if (const auto advice = gpu_advice(o->native)) native = advise_native(match, setup, *advice, o->native, context);
+      }
     }
     out.json["setups"] = setups;
     out.json["native_rocm_advice"] = native ? native->json : nlohmann::json(nullptr);

@@ -355,6 +355,8 @@ CommandRun setup_bench(CLI::App& sub) {
 
   return [f, &sub, b_args](Context& context) -> Result<CommandOutput> {
     f->b.args_given = b_args->count() > 0;
+    // `--b-args` with no value: CLI11 gives one empty string; it means no arguments.
+    if (f->b.args.size() == 1 && f->b.args.front().empty()) f->b.args.clear();
     if (auto applied = apply_inline_globals(f->globals, context); !applied) return std::unexpected(applied.error());
     if (f->show_output && context.options.json) {
       return fail(ErrorKind::usage, "--show-output cannot be used with --json", "Standard output holds the JSON record; drop one of them.");

@@ -251,6 +251,17 @@ TEST_F(BenchPrograms, BArgsReplaceTheArgumentsAndThePairedVerdictFollows) {
   EXPECT_NE(r.out.find("series sps 4 250 (sha256 " + sha256_file(b)->substr(0, 16) + ")"), std::string::npos) << r.out;
 }
 
+TEST_F(BenchPrograms, BArgsAloneMeansNoneAndADashArgumentIsWrittenWithEquals) {
+  auto none = bench({"--json", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--b-args", "--",
+                     path_to_utf8(a), "exit", "0"});
+  ASSERT_EQ(none.exit_code, 0) << none.out << none.err;
+  EXPECT_EQ(json::parse(none.out).at("variants").at(1).at("program").at("args"), json::array());
+  auto dash = bench({"--json", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--b-args=-x", "--",
+                     path_to_utf8(a), "exit", "0"});
+  EXPECT_EQ(dash.exit_code, 1) << dash.err;  // the child does not know "-x": B's run fails, as it should
+  EXPECT_EQ(json::parse(dash.out).at("variants").at(1).at("program").at("args"), json({"-x"}));
+}
+
 TEST_F(BenchPrograms, BArgsNeedBProgramAndAMissingProgramIsNamed) {
   auto alone = bench({"--b-args", "x", "--a-runtime", "native", "--b-runtime", "native", "--", path_to_utf8(a)});
   EXPECT_EQ(alone.exit_code, 2) << alone.err;
