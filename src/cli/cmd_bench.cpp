@@ -1,5 +1,6 @@
 // zcuda bench: APP under two variants alternated, its output checked, the two compared, and a
 // record kept (docs/bench.md). Parses, calls bench::run_bench, renders.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -267,6 +268,8 @@ struct ProfileApplied {
   std::optional<stage::PlanOptions> placement;
   std::optional<std::string> profile;
   bool no_stage = false;
+  std::optional<std::string> native_rocm;  // a torch built for ROCm: runs natively unless a runtime is named
+  std::vector<std::string> notices;
 };
 
 // The profile a program matches (or --profile names): its variables and launch mode go into
@@ -281,10 +284,20 @@ Result<ProfileApplied> apply_profile(const LaunchFlags& flags, launch::Options& 
   out.placement = placement_for_app(**app, launch.os, detected);
   out.profile = (*app)->match.profile.name;
   out.no_stage = !(*app)->setup.stage;
-  if (!context.options.quiet) {
-    for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
-  }
+  out.native_rocm = (*app)->setup.native_rocm;
+  out.notices = app_notices(**app);
   return out;
+}
+
+// A variant whose program is a native ROCm torch and whose runtime was not named runs natively.
+void native_unless_named(bench::VariantSpec& variant, const std::optional<std::string>& named, const ProfileApplied& applied, const char* side,
+                         Context& context) {
+  if (!applied.native_rocm || named) return;
+  variant.runtime = "native";
+  if (!context.options.quiet) {
+    context.notices.print(ui::NoticeKind::notice, fmt::format("variant {}: {}: it runs natively (--{}-runtime names a ZLUDA to use one)",
+                                                              variant.label, *applied.native_rocm, side));
+  }
 }
 
 }  // namespace
@@ -373,16 +386,28 @@ CommandRun setup_bench(CLI::App& sub) {
     // runtime stays each variant's own). B's own program is matched on its own.
     auto app = apply_profile(f->launch, options->launch, detected, context);
     if (!app) return std::unexpected(app.error());
-    options->placement = std::move(app->placement);
+    if (!context.options.quiet) {
+      for (const auto& n : app->notices) context.notices.print(ui::NoticeKind::notice, n);
+    }
+    options->placement = app->placement;
     options->profile = app->profile;
     if (app->no_stage) options->no_stage = true;
+    ProfileApplied b_applied = *app;
     if (auto& own = options->variants[1].own) {
       auto b_app = apply_profile(f->launch, own->launch, detected, context);
       if (!b_app) return std::unexpected(std::move(b_app.error()).with_note("--b-program"));
-      own->placement = std::move(b_app->placement);
+      if (!context.options.quiet) {
+        for (const auto& n : b_app->notices) {
+          if (std::ranges::find(app->notices, n) == app->notices.end()) context.notices.print(ui::NoticeKind::notice, "--b-program: " + n);
+        }
+      }
+      own->placement = b_app->placement;
       own->profile = b_app->profile;
       if (b_app->no_stage) own->no_stage = true;
+      b_applied = std::move(*b_app);
     }
+    native_unless_named(options->variants[0], f->variants[0].runtime, *app, "a", context);
+    native_unless_named(options->variants[1], f->variants[1].runtime, b_applied, "b", context);
 
     TerminalObserver observer(context.options.quiet, !context.options.quiet && platform::is_terminal(stderr));
     auto record = bench::run_bench(*options, context.home, detected, platform::current_environment(), observer);

@@ -103,7 +103,11 @@ Result<CommandOutput> setup_native(const NativeFlags& flags, const std::optional
                 "Name the GPU's target with --gfx (zcuda detect shows it), e.g. --gfx gfx1100.");
   }
   const backends::Advice* a = first_native(*advice);
-  auto steps = backends::native_steps(a ? *a : advice->front(), *flags.setup, maker_python(flags, match), flags.index_url, index_from_environment());
+  // Absolute, so the undo record names the folder wherever --undo-native is run from.
+  std::error_code ec;
+  const fs::path venv = fs::absolute(*flags.setup, ec);
+  auto steps = backends::native_steps(a ? *a : advice->front(), ec ? *flags.setup : venv, maker_python(flags, match), flags.index_url,
+                                      index_from_environment());
   if (!steps) return std::unexpected(steps.error());
   backends::SetupProgress progress;
   const bool quiet = context.options.quiet || context.options.json;

@@ -262,6 +262,29 @@ TEST_F(BenchPrograms, BArgsAloneMeansNoneAndADashArgumentIsWrittenWithEquals) {
   EXPECT_EQ(json::parse(dash.out).at("variants").at(1).at("program").at("args"), json({"-x"}));
 }
 
+// B is an interpreter of a ROCm venv (files only, the test child as its python): native unless
+// --b-runtime names a ZLUDA, so no ZLUDA needs to be installed for it.
+TEST_F(BenchPrograms, ARocmVenvsInterpreterRunsNativelyUnlessARuntimeIsNamed) {
+#ifdef _WIN32
+  const fs::path rocm = tmp / "venv-rocm" / "Scripts" / "python.exe";
+  const fs::path site = tmp / "venv-rocm" / "Lib" / "site-packages";
+#else
+  const fs::path rocm = tmp / "venv-rocm" / "bin" / "python";
+  const fs::path site = tmp / "venv-rocm" / "lib" / "python3.12" / "site-packages";
+#endif
+  fs::create_directories(rocm.parent_path());
+  fs::copy_file(test_child(), rocm);
+  write_file(tmp / "venv-rocm" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
+  write_file(site / "torch" / "version.py", "__version__ = '2.11.0+rocm7.13.0'\ncuda = None\nhip = '7.13.0'\n");
+  write_file(site / "torch" / "__init__.py", "");
+  auto r = bench({"--json", "--runs", "2", "--a-runtime", "native", "--b-program", path_to_utf8(rocm), "--", path_to_utf8(a), "exit", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("variants").at(1).at("runtime").at("spec"), "native");
+  EXPECT_EQ(out.at("variants").at(1).at("program").at("profile"), "pytorch");
+  EXPECT_NE(r.err.find("variant B: native ROCm: no ZLUDA needed"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchPrograms, BArgsNeedBProgramAndAMissingProgramIsNamed) {
   auto alone = bench({"--b-args", "x", "--a-runtime", "native", "--b-runtime", "native", "--", path_to_utf8(a)});
   EXPECT_EQ(alone.exit_code, 2) << alone.err;
