@@ -4,6 +4,7 @@
 #include <zcuda/apps/profile.hpp>
 #include <zcuda/apps/recognise.hpp>
 #include <zcuda/apps/setup.hpp>
+#include <zcuda/backends/native_venv.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/family/family.hpp>
 #include <zcuda/launch/launch.hpp>
@@ -13,6 +14,7 @@
 
 #include "app_launch.hpp"
 #include "command.hpp"
+#include "native_advice.hpp"
 
 namespace zcuda::cli {
 
@@ -21,6 +23,7 @@ namespace {
 struct AppsOptions {
   std::vector<std::string> command;  // a folder, or a program and its arguments
   std::optional<std::filesystem::path> runtime_dir;
+  NativeFlags native;
 };
 
 // What was given: a folder or file as it is, else a program name found on PATH (`python`).
@@ -64,9 +67,11 @@ std::string describe_match(const apps::Match& match, const apps::Setup& setup, c
   std::string text = style.bold(fmt::format("{} ({})", match.profile.name, match.profile.title)) + "\n";
   text += fmt::format("  folder:     {}\n", path_to_utf8(match.root));
   for (const auto& why : match.why) text += fmt::format("  because:    {}\n", why);
-  text += fmt::format("  family:     {} ZLUDA\n", family::to_string(match.profile.family));
+  text += fmt::format("  family:     {} ZLUDA{}\n", family::to_string(match.profile.family), setup.native_rocm ? " (not used: native ROCm)" : "");
+  if (setup.native_rocm) text += style.green("  backend:    ") + *setup.native_rocm + "\n";
   if (match.torch) {
-    text += fmt::format("  torch:      {} (CUDA {}) in {}, found by {}\n", match.torch->version.value_or("?"), match.torch->cuda.value_or("none"),
+    const std::string built_for = match.torch->hip ? "HIP " + *match.torch->hip : "CUDA " + match.torch->cuda.value_or("none");
+    text += fmt::format("  torch:      {} ({}) in {}, found by {}\n", match.torch->version.value_or("?"), built_for,
                         path_to_utf8(match.torch->package), match.torch->found_by);
   }
   if (setup.app_runtime) text += fmt::format("  runtime:    the application's own, {}\n", path_to_utf8(*setup.app_runtime));
@@ -109,10 +114,32 @@ CommandRun setup_apps(CLI::App& sub) {
   sub.add_option("PATH", o->command,
                  "A folder, or a program with its arguments (after '--' when they look like options): say which profile it matches, and why");
   add_path_option(sub, "--runtime-dir", o->runtime_dir, "ZLUDA folder for the lines printed (default: the installed runtime)");
+  sub.add_option("--gfx", o->native.gfx, "GPU target to advise for (e.g. gfx1100; default: the AMD GPUs detected)");
+  auto* setup_flag =
+      add_path_option(sub, "--setup-native", o->native.setup,
+                      "Make a ROCm PyTorch venv in this new folder: python -m venv, then pip from the backends data's index for the GPU "
+                      "(docs/backends.md); the application's own venv is left alone");
+  auto* undo = add_path_option(sub, "--undo-native", o->native.undo, "Remove a venv --setup-native made (its undo record must be inside)");
+  setup_flag->excludes(undo);
+  add_path_option(sub, "--python", o->native.python,
+                  "With --setup-native: the Python that makes the venv (default: the one the application's venv was made from, else python3)");
+  sub.add_option("--index-url", o->native.index_url,
+                 std::string("With --setup-native: the pip index instead of the data's (also the variable ") + backends::kIndexUrlVariable + ")");
   sub.footer("Profiles are data: the embedded manifests/app-profiles.json, and your own in <home>/app-profiles.json (docs/apps.md).");
   return [o](Context& context) -> Result<CommandOutput> {
+    if (o->native.undo) return undo_native(o->native, context);
     auto profiles = load_profiles(context);
     if (!profiles) return std::unexpected(profiles.error());
+    if (o->native.setup) {
+      std::optional<apps::Match> match;
+      if (!o->command.empty()) {
+        auto given = given_of(*o);
+        if (!given) return std::unexpected(given.error());
+        const apps::Recognition found = apps::recognise(*profiles, *given);
+        if (!found.matches.empty()) match = found.matches.front();
+      }
+      return setup_native(o->native, match, context);
+    }
     if (o->command.empty()) return list_profiles(*profiles, context);
     // Inspecting reads files only: the folder's interpreter is never run (it is the folder's code).
     auto given = given_of(*o);
@@ -123,6 +150,8 @@ CommandRun setup_apps(CLI::App& sub) {
     nlohmann::json setups = nlohmann::json::array();
     std::string text;
     const auto runtime = runtime_for_line(*o, context);
+    // Which backend serves the GPU: advice for a ZLUDA-based PyTorch application (native_advice.hpp).
+    std::optional<NativeAdvice> native;
     for (std::size_t i = 0; i < recognition.matches.size(); ++i) {
       const auto& match = recognition.matches[i];
       const apps::Setup setup = apps::setup_for(match, platform::current_os(), {});
@@ -131,8 +160,14 @@ CommandRun setup_apps(CLI::App& sub) {
       s["steam_launch_option"] = steam ? nlohmann::json(*steam) : nlohmann::json(nullptr);
       setups.push_back(s);
       text += (i == 0 ? context.style.green("Matches ") : "Also matches ") + describe_match(match, setup, steam, context) + "\n";
+      // Detection only for a PyTorch application on ZLUDA (a CUDA torch), the one the advice is for.
+      if (i == 0 && match.torch && match.torch->cuda && !setup.native_rocm) {
+        if (const auto advice = gpu_advice(o->native)) native = advise_native(match, setup, *advice, o->native, context);
+      }
     }
     out.json["setups"] = setups;
+    out.json["native_rocm_advice"] = native ? native->json : nlohmann::json(nullptr);
+    if (native) text += native->text + "\n";
     if (recognition.matches.empty()) {
       text += fmt::format("{} matches no profile: zcuda run treats it as a plain program.\n", path_to_utf8(given->app));
       out.exit_code = 1;

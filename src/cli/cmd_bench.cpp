@@ -1,5 +1,6 @@
 // zcuda bench: APP under two variants alternated, its output checked, the two compared, and a
 // record kept (docs/bench.md). Parses, calls bench::run_bench, renders.
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -27,10 +28,18 @@ struct VariantFlags {
   std::optional<std::string> label;
 };
 
+// --b-program and --b-args: B's own program (another venv's interpreter, another build).
+struct ProgramFlags {
+  std::optional<std::string> program;
+  std::vector<std::string> args;
+  bool args_given = false;
+};
+
 struct BenchFlags {
   LaunchFlags launch;
   InlineGlobals globals;
   std::array<VariantFlags, 2> variants;
+  ProgramFlags b;
   std::string runs = std::to_string(bench::Options{}.runs);
   std::optional<double> target;
   int max_runs = bench::Options{}.max_runs;
@@ -131,6 +140,23 @@ std::string render_analysis(const bench::BenchRecord& record, const ui::Style& s
   return text;
 }
 
+// With --b-program, which program each side ran and its digest.
+std::string render_programs(const bench::BenchRecord& record) {
+  if (record.variants.size() != 2 || !record.variants[0].program || !record.variants[1].program) return {};
+  const auto& a = *record.variants[0].program;
+  const auto& b = *record.variants[1].program;
+  if (a.path == b.path && a.args == b.args) return {};
+  std::string text;
+  for (const auto& v : record.variants) {
+    const auto& p = *v.program;
+    std::string args;
+    for (const auto& arg : p.args) args += " " + arg;
+    text += fmt::format("  Program {}: {}{} (sha256 {}{})\n", v.name, p.path, args, p.sha256.empty() ? "unknown" : p.sha256.substr(0, 16),
+                        p.profile ? ", profile " + *p.profile : "");
+  }
+  return text;
+}
+
 std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   const auto& c = record.comparison;
   std::string headline = c.verdict == bench::Verdict::invalid ? style.red(c.summary) : style.bold(c.summary);
@@ -150,6 +176,7 @@ std::string render(const bench::BenchRecord& record, const ui::Style& style) {
   if (record.app.profile) {
     text += fmt::format("  Profile: {} (its variables, launch mode and placement in every ZLUDA variant's runs)\n", *record.app.profile);
   }
+  text += render_programs(record);
   if (c.verdict != bench::Verdict::invalid) text += render_analysis(record, style);
   if (record.check) {
     text += fmt::format("  Output check: {}: {}\n", *record.check, record.output_verified() ? "passed on every run" : "not passed on every run");
@@ -181,7 +208,15 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
   for (std::size_t i = 0; i < 2; ++i) {
     auto env = parse_env(f.variants[i].env);
     if (!env) return std::unexpected(env.error());
-    options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env)};
+    options.variants[i] = {f.variants[i].label.value_or(i == 0 ? "A" : "B"), f.variants[i].runtime, std::move(*env), std::nullopt};
+  }
+  if (f.b.program) {
+    bench::OwnProgram own;
+    own.launch = launch_options(f.launch, *f.b.program, f.b.args_given ? f.b.args : options.launch.args, detected);
+    own.no_stage = f.launch.no_stage;
+    options.variants[1].own = std::move(own);
+  } else if (f.b.args_given) {
+    return fail(ErrorKind::usage, "--b-args goes with --b-program", "Name B's program with --b-program PATH, or drop --b-args.");
   }
   if (f.runs == "auto") {
     if (!f.target) return fail(ErrorKind::usage, "--runs auto needs --target PCT", "Say how narrow the interval should be: --runs auto --target 2.");
@@ -230,6 +265,45 @@ Result<CommandOutput> from_record(const std::string& file, const Context& contex
   return output;
 }
 
+struct ProfileApplied {
+  std::optional<stage::PlanOptions> placement;
+  std::optional<std::string> profile;
+  bool no_stage = false;
+  std::optional<std::string> native_rocm;  // a torch built for ROCm: runs natively unless a runtime is named
+  std::vector<std::string> notices;
+  std::function<Status(const family::Identity&)> check_runtime;  // the profile's family against each runtime
+};
+
+// The profile a program matches (or --profile names): its variables and launch mode go into
+// `launch`; its placement (torch/lib) replaces the program's folder, and a profile that places
+// nothing stages nothing either.
+Result<ProfileApplied> apply_profile(const LaunchFlags& flags, launch::Options& launch, const detect::Profile& detected, Context& context) {
+  ProfileApplied out;
+  auto app = app_for_launch(flags.profile, launch, detected, context, true);
+  if (!app) return std::unexpected(app.error());
+  if (!*app) return out;
+  apply_app(**app, launch, true);
+  if (auto hooked = add_attention_hook(**app, launch, context); !hooked) return std::unexpected(hooked.error());
+  out.placement = placement_for_app(**app, launch.os, detected);
+  out.check_runtime = [profile = (*app)->match.profile](const family::Identity& runtime) { return apps::check_runtime_family(profile, runtime); };
+  out.profile = (*app)->match.profile.name;
+  out.no_stage = !(*app)->setup.stage;
+  out.native_rocm = (*app)->setup.native_rocm;
+  out.notices = app_notices(**app);
+  return out;
+}
+
+// A variant whose program is a native ROCm torch and whose runtime was not named runs natively.
+void native_unless_named(bench::VariantSpec& variant, const std::optional<std::string>& named, const ProfileApplied& applied, const char* side,
+                         Context& context) {
+  if (!applied.native_rocm || named) return;
+  variant.runtime = "native";
+  if (!context.options.quiet) {
+    context.notices.print(ui::NoticeKind::notice, fmt::format("variant {}: {}: it runs natively (--{}-runtime names a ZLUDA to use one)",
+                                                              variant.label, *applied.native_rocm, side));
+  }
+}
+
 }  // namespace
 
 CommandRun setup_bench(CLI::App& sub) {
@@ -241,7 +315,8 @@ CommandRun setup_bench(CLI::App& sub) {
       "With --metric every match in a run's output is one value; without it a run's wall time is. A run fails on an "
       "unexpected exit code, a crash, --timeout or a failing --check; then the verdict is 'invalid' and zcuda exits 1. "
       "Ctrl-C stops after killing the running program and keeps the record, marked incomplete (exit 12). "
-      "Same runtime and environment on both sides is an A/A run: the noise floor.");
+      "Same runtime and environment on both sides is an A/A run: the noise floor. --b-program PATH gives B its own program (the app under "
+      "its ZLUDA venv as A, under a ROCm venv as B: docs/backends.md).");
   sub.prefix_command();
   sub.fallthrough(false);
   sub.validate_positionals();
@@ -261,6 +336,14 @@ CommandRun setup_bench(CLI::App& sub) {
         ->allow_extra_args(false);
     sub.add_option("--" + side + "-label", f->variants[i].label, "Name shown for variant " + name);
   }
+  sub.add_option("--b-program", f->b.program,
+                 "B's own program (another venv's python, another build of APP): B runs it with APP's arguments, or with --b-args; the record "
+                 "keeps both programs and their SHA-256");
+  auto* b_args =
+      sub.add_option("--b-args", f->b.args,
+                     "B's arguments instead of APP's, with --b-program (an argument starting with '-' as --b-args=-x; --b-args alone: none)")
+          ->expected(0, CLI::detail::expected_max_vector_size)
+          ->allow_extra_args(true);
   sub.add_option("--runs", f->runs,
                  "Runs per variant, that is pairs of runs (a directional verdict needs 5), or 'auto' to add pairs until --target is met")
       ->capture_default_str();
@@ -287,7 +370,10 @@ CommandRun setup_bench(CLI::App& sub) {
   add_launch_flags(sub, f->launch);
   add_inline_globals(sub, f->globals, "Print the bench record as JSON on stdout");
 
-  return [f, &sub](Context& context) -> Result<CommandOutput> {
+  return [f, &sub, b_args](Context& context) -> Result<CommandOutput> {
+    f->b.args_given = b_args->count() > 0;
+    // `--b-args` with no value: CLI11 gives one empty string; it means no arguments.
+    if (f->b.args.size() == 1 && f->b.args.front().empty()) f->b.args.clear();
     if (auto applied = apply_inline_globals(f->globals, context); !applied) return std::unexpected(applied.error());
     if (f->show_output && context.options.json) {
       return fail(ErrorKind::usage, "--show-output cannot be used with --json", "Standard output holds the JSON record; drop one of them.");
@@ -301,24 +387,33 @@ CommandRun setup_bench(CLI::App& sub) {
     if (!options) return std::unexpected(options.error());
     options->cancel = &platform::interrupt_flag();
     // The application's profile: its variables and launch mode in every ZLUDA variant's runs (the
-    // runtime stays each variant's own).
-    auto app = app_for_launch(f->launch.profile, options->launch, detected, context, true);
+    // runtime stays each variant's own). B's own program is matched on its own.
+    auto app = apply_profile(f->launch, options->launch, detected, context);
     if (!app) return std::unexpected(app.error());
-    if (*app) {
-      apply_app(**app, options->launch, true);
-      if (auto hooked = add_attention_hook(**app, options->launch, context); !hooked) return std::unexpected(hooked.error());
-      // Its placement (torch/lib) instead of the program's folder; a profile that places nothing
-      // stages nothing either.
-      options->placement = placement_for_app(**app, options->launch.os, detected);
-      options->profile = (*app)->match.profile.name;
-      options->check_runtime = [profile = (*app)->match.profile](const family::Identity& runtime) {
-        return apps::check_runtime_family(profile, runtime);
-      };
-      if (!(*app)->setup.stage) options->no_stage = true;
-      if (!context.options.quiet) {
-        for (const auto& n : app_notices(**app)) context.notices.print(ui::NoticeKind::notice, n);
-      }
+    if (!context.options.quiet) {
+      for (const auto& n : app->notices) context.notices.print(ui::NoticeKind::notice, n);
     }
+    options->placement = app->placement;
+    options->profile = app->profile;
+    options->check_runtime = app->check_runtime;
+    if (app->no_stage) options->no_stage = true;
+    ProfileApplied b_applied = *app;
+    if (auto& own = options->variants[1].own) {
+      auto b_app = apply_profile(f->launch, own->launch, detected, context);
+      if (!b_app) return std::unexpected(std::move(b_app.error()).with_note("--b-program"));
+      if (!context.options.quiet) {
+        for (const auto& n : b_app->notices) {
+          if (std::ranges::find(app->notices, n) == app->notices.end()) context.notices.print(ui::NoticeKind::notice, "--b-program: " + n);
+        }
+      }
+      own->placement = b_app->placement;
+      own->profile = b_app->profile;
+      own->check_runtime = b_app->check_runtime;
+      if (b_app->no_stage) own->no_stage = true;
+      b_applied = std::move(*b_app);
+    }
+    native_unless_named(options->variants[0], f->variants[0].runtime, *app, "a", context);
+    native_unless_named(options->variants[1], f->variants[1].runtime, b_applied, "b", context);
 
     TerminalObserver observer(context.options.quiet, !context.options.quiet && platform::is_terminal(stderr));
     auto record = bench::run_bench(*options, context.home, detected, platform::current_environment(), observer);

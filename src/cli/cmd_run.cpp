@@ -103,6 +103,9 @@ Result<launch::RuntimeLocation> runtime_for_run(const RunOptions& o, const Conte
 }
 
 // The launch's options: the program and its arguments, --env, the runtime, --trace's folder.
+// A torch built for ROCm (apps/native_rocm.hpp) runs natively, unless a runtime is named.
+bool launches_natively(const std::optional<AppLaunch>& app, const RunOptions& o) { return app && app->setup.native_rocm && !o.runtime.given(); }
+
 // The application's profile (app_launch.hpp) picks its own ZLUDA folder when it has one and
 // neither --runtime-dir nor --runtime names one.
 Result<launch::Options> launch_options_for(const RunOptions& o, const std::vector<std::string>& rest, const detect::Profile& detected,
@@ -116,6 +119,12 @@ Result<launch::Options> launch_options_for(const RunOptions& o, const std::vecto
   auto recognised = app_for_launch(o.launch.profile, options, detected, context, !o.print_env);
   if (!recognised) return std::unexpected(recognised.error());
   app = std::move(*recognised);
+  // A native ROCm torch needs no ZLUDA: none is looked for unless one is named.
+  if (launches_natively(app, o)) {
+    options.direct = true;
+    options.settings.clear();
+    return options;
+  }
   if (!app || !app->setup.app_runtime || o.runtime.given()) {
     auto runtime = runtime_for_run(o, context);
     if (!runtime) return std::unexpected(runtime.error());
@@ -294,33 +303,46 @@ CommandRun setup_run(CLI::App& sub) {
     auto options = launch_options_for(*o, *rest, detected, context, app);
     if (!options) return std::unexpected(options.error());
     const launch::RuntimeLocation& runtime = options->runtime;
-    const auto quarantined = launch::quarantined_files(runtime, context.home);
+    const auto quarantined = launches_natively(app, *o) ? std::vector<std::string>{} : launch::quarantined_files(runtime, context.home);
     if (!quarantined.empty()) {
       note(context, ui::NoticeKind::warning, launch::quarantine_message(quarantined) + ". " + launch::quarantine_advice(context.home));
     }
+    const bool native = launches_natively(app, *o);
     // Through zluda.exe: how this launcher passes arguments (learned once per launcher).
-    if (auto learned = launch::learn_launcher_join(*options, context.home_usable ? std::optional(context.home.state) : std::nullopt); !learned) {
+    if (auto learned =
+            native ? Status{} : launch::learn_launcher_join(*options, context.home_usable ? std::optional(context.home.state) : std::nullopt);
+        !learned) {
       return std::unexpected(learned.error());
     }
-    auto plan = launch::prepare_launch(*options, platform::current_environment());
+    auto plan = native ? launch::prepare_native_launch(*options, platform::current_environment())
+                       : launch::prepare_launch(*options, platform::current_environment());
     if (!plan) return std::unexpected(plan.error());
 
     CommandOutput output;
     output.json = launch::to_json(*plan);
-    output.json["runtime"] = {{"dir", path_to_utf8(runtime.dir)}, {"chosen_by", std::string(launch::to_string(runtime.chosen_by))}};
+    output.json["runtime"] =
+        native ? nlohmann::json{{"dir", nullptr}, {"chosen_by", "native-rocm"}}
+               : nlohmann::json{{"dir", path_to_utf8(runtime.dir)}, {"chosen_by", std::string(launch::to_string(runtime.chosen_by))}};
     if (app) output.json["profile"] = {{"match", apps::to_json(app->match)}, {"setup", apps::to_json(app->setup)}};
     if (o->print_env) {
       output.text = describe_env(*plan, app, options->os);
       return output;
     }
-    if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
-    if (app) {
+    if (!native) {
+      if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
+    }
+    if (app && !native) {
       if (auto matched = apps::check_runtime_family(app->match.profile, plan->runtime_family); !matched) return std::unexpected(matched.error());
     }
     if (app) {
       for (const auto& n : app_notices(*app)) note(context, ui::NoticeKind::notice, n);
       for (const auto& n : app_launch_notes(*app, *plan, options->os)) note(context, ui::NoticeKind::notice, n);
       if (app->setup.flavour_problem) note(context, ui::NoticeKind::warning, *app->setup.flavour_problem);
+      if (native) {
+        note(context, ui::NoticeKind::notice,
+             fmt::format("profile {}: {}; launched natively: no ZLUDA placed, no ZLUDA variables set (--runtime NAME uses ZLUDA all the same)",
+                         app->setup.profile, *app->setup.native_rocm));
+      }
     }
     bool staged = false;
     // Held until the program ends: no other zcuda process changes the staged folder under it.
@@ -334,7 +356,7 @@ CommandRun setup_run(CLI::App& sub) {
       if (!staging) return std::unexpected(staging.error());
       staged = *staging;
     }
-    if (!context.options.json && !context.options.quiet) {
+    if (!native && !context.options.json && !context.options.quiet) {
       // A profile knows where the application's kernels are (torch/lib, Cycles' lib), or that
       // zcuda warmup cannot compile them (lshqqytiger's ZLUDA has no zluda_precompile): then
       // the notice, which offers warmup, is not given.

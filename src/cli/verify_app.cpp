@@ -73,6 +73,11 @@ struct CheckPlacement {
   platform::FileLock hold;  // the folder's lock, shared, while the check runs
 };
 
+// A torch built for ROCm is checked as `run` launches it: natively, unless a ZLUDA is named.
+bool checks_natively(const VerifyAppOptions& o, const AppLaunch& app) {
+  return app.setup.native_rocm && !o.runtime_dir && (o.runtime == "auto" || o.runtime == "native");
+}
+
 // The launch `zcuda run` would make, with the script in place of the application's own.
 Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaunch& app, const fs::path& script, const detect::Profile& detected,
                                         const Context& context, std::string& runtime_word, std::optional<CheckPlacement>& placement) {
@@ -82,6 +87,10 @@ Result<launch::LaunchPlan> check_launch(const VerifyAppOptions& o, const AppLaun
   }
   LaunchFlags flags;
   launch::Options options = launch_options(flags, path_to_utf8(app.match.torch->interpreter), {path_to_utf8(script)}, detected);
+  if (checks_natively(o, app)) {
+    runtime_word = "native";
+    return launch::prepare_native_launch(options, platform::current_environment());
+  }
   auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
   if (!runtime) return std::unexpected(runtime.error());
   const bool own = !o.runtime_dir && o.runtime != "native" && app.setup.app_runtime;
@@ -237,12 +246,17 @@ Result<CommandOutput> verify_app(const VerifyAppOptions& o, Context& context) {
   run.family = app->match.profile.family;
   run.environment = platform::current_environment();
   run.timeout = std::chrono::seconds(o.timeout);
-  auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
-  if (!runtime) return std::unexpected(runtime.error());
-  record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
-  if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) {
-    run.family = identity->family;
-    run.release = identity->release;
+  if (checks_natively(o, *app)) {
+    record.runtime = "native";
+    if (!context.options.quiet) context.notices.print(ui::NoticeKind::notice, *app->setup.native_rocm + "; the check runs natively");
+  } else {
+    auto runtime = verify::resolve_runtime(o.runtime_dir, o.runtime, context.home);
+    if (!runtime) return std::unexpected(runtime.error());
+    record.runtime = runtime->dir ? path_to_utf8(*runtime->dir) : "native";
+    if (auto identity = verify::runtime_family(*runtime); identity && identity->family != family::Family::unknown) {
+      run.family = identity->family;
+      run.release = identity->release;
+    }
   }
   std::optional<CheckPlacement> placement;
   run.torch_launch = [&]() -> Result<launch::LaunchPlan> {

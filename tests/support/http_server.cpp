@@ -355,6 +355,7 @@ void HttpServer::handle(Socket fd) {
   std::vector<std::string> headers;
   if (!resource->etag.empty()) headers.push_back("ETag: " + resource->etag);
   if (!resource->last_modified.empty()) headers.push_back("Last-Modified: " + resource->last_modified);
+  if (!resource->content_type.empty()) headers.push_back("Content-Type: " + resource->content_type);
   std::string range = request.header("range");
   if (resource->ranges) headers.push_back("Accept-Ranges: bytes");
   if (resource->ranges && !range.empty()) {

@@ -36,6 +36,7 @@ struct HttpResource {
   bool content_length = true;                // false: no Content-Length; the body ends when the connection closes
   std::size_t chunk = 0;                     // > 0: send the body in pieces of this many bytes...
   std::chrono::milliseconds chunk_delay{0};  // ...with this pause between pieces
+  std::string content_type{};                // sent as Content-Type when not empty (pip reads a simple index only as text/html)
 };
 
 // A one-off misbehaviour, used up by the next request for its path.

@@ -17,6 +17,8 @@
 //                            is fixed by ZCUDA_TEST_SEED, ZCUDA_BENCH_VARIANT and ZCUDA_BENCH_RUN
 //   appendenv FILE NAMES...  append the values of the named variables, space-separated, as one
 //                            line to FILE (a record of which run came when)
+//   appendself FILE          append this program's file name and ZCUDA_BENCH_VARIANT as one line
+//                            to FILE (which copy of it ran: a fake interpreter for bench --b-program)
 // Text is UTF-8 on every platform (Windows: from the wide command line the C runtime parsed).
 #include <chrono>
 #include <cstdint>
@@ -154,6 +156,9 @@ int run(const std::vector<std::string>& args) {
       std::string line;
       for (++i; i < args.size(); ++i) line += (line.empty() ? "" : " ") + env_value(args[i]);
       file << line << "\n";
+    } else if (action == "appendself") {
+      std::ofstream file(to_path(next()), std::ios::app | std::ios::binary);
+      file << from_path(to_path(args[0]).filename()) << " " << env_value("ZCUDA_BENCH_VARIANT") << "\n";
     } else if (action == "argdump") {
       static const char* digits = "0123456789abcdef";
       for (++i; i < args.size(); ++i) {

@@ -39,6 +39,9 @@ struct Setup {
   std::vector<std::string> skipped;            // variables not set, and why ("DISABLE_ADDMM_CUDA_LT: hipBLASLt has kernels")
   std::vector<std::filesystem::path> kernels;  // folders whose binaries warmup compiles
   std::optional<std::string> flavour_problem;  // torch that cannot work with the profile's family
+  // A torch built for ROCm (native_rocm.hpp): launched natively, nothing placed, the profile's
+  // ZLUDA variables not set; the sentence says why.
+  std::optional<std::string> native_rocm;
   std::vector<std::string> notes;
 };
 

@@ -26,10 +26,21 @@
 
 namespace zcuda::bench {
 
+// --b-program: a variant's own program (an interpreter of another venv, another build), launched
+// with its own arguments and its own profile's settings and placement.
+struct OwnProgram {
+  launch::Options launch;  // program, arguments and settings, as Options::launch is for the others
+  std::optional<stage::PlanOptions> placement;
+  std::optional<std::string> profile;
+  bool no_stage = false;
+  std::function<Status(const family::Identity&)> check_runtime;  // as Options::check_runtime, for this program's profile
+};
+
 struct VariantSpec {
   std::string label;                       // default "A" / "B"
   std::optional<std::string> runtime;      // version, folder or "native"; none: what run uses
   std::map<std::string, std::string> env;  // --a-env / --b-env
+  std::optional<OwnProgram> own;           // none: Options::launch's program
 };
 
 struct Options {

@@ -19,9 +19,10 @@
 
 namespace zcuda::bench {
 
+// 4: each variant's program (bench --b-program gives B its own).
 // 3: the verdict `withheld`, the order's seed, --runs auto's pilot, the analysis' warnings.
-// 2: the paired analysis (order, run positions and summaries, pairs, method). 1 and 2 still read.
-inline constexpr int kRecordSchema = 3;
+// 2: the paired analysis (order, run positions and summaries, pairs, method). 1 to 3 still read.
+inline constexpr int kRecordSchema = 4;
 
 struct CheckResult {
   int exit_code = 0;
@@ -59,9 +60,19 @@ struct RuntimeInfo {
   std::vector<Library> libraries;      // the runtime's CUDA libraries and their digests
 };
 
+// The program a variant ran: the application itself, or with --b-program B's own.
+struct ProgramInfo {
+  std::string path;
+  std::string sha256;  // empty when the file could not be read
+  std::vector<std::string> args;
+  std::optional<std::string> profile;
+};
+
 struct VariantRecord {
   std::string name;  // "A" or "B"
   std::string label;
+  // Schema 4: what this variant ran (before: the record's `app` for both).
+  std::optional<ProgramInfo> program;
   RuntimeInfo runtime;
   std::map<std::string, std::string> env;  // --a-env / --b-env (a later one replaces an earlier)
   std::vector<RunResult> runs;

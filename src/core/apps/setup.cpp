@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/apps/native_rocm.hpp>
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 
@@ -77,6 +78,21 @@ void find_app_runtime(const Match& match, platform::Os os, const MachineFacts& f
   s.app_runtime_missing = std::move(missing);
 }
 
+// A ROCm torch needs no ZLUDA: nothing placed, no launcher, none of the profile's ZLUDA
+// variables, no ZLUDA kernels to compile.
+void make_native(Setup& s, std::string why) {
+  s.native_rocm = std::move(why);
+  s.stage = false;
+  s.place_into.reset();
+  s.names.clear();
+  s.direct = true;
+  s.app_runtime.reset();
+  s.app_runtime_missing.reset();
+  for (const auto& v : s.settings) s.skipped.push_back(fmt::format("{}: not set, since torch is a native ROCm build", v.name));
+  s.settings.clear();
+  s.kernels.clear();
+}
+
 }  // namespace
 
 Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) {
@@ -115,7 +131,13 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) 
       }
       break;
   }
-  if (match.torch && p.check == Check::torch) s.flavour_problem = flavour_problem(*match.torch, p.family);
+  if (match.torch && p.check == Check::torch) {
+    if (auto rocm = native_rocm(*match.torch)) {
+      make_native(s, native_rocm_text(*match.torch, *rocm));
+    } else {
+      s.flavour_problem = flavour_problem(*match.torch, p.family);
+    }
+  }
   return s;
 }
 
@@ -164,6 +186,7 @@ nlohmann::json to_json(const Setup& s) {
           {"skipped", s.skipped},
           {"kernels", kernels},
           {"flavour_problem", s.flavour_problem ? json(*s.flavour_problem) : json(nullptr)},
+          {"native_rocm", s.native_rocm ? json(*s.native_rocm) : json(nullptr)},
           {"notes", s.notes}};
 }
 

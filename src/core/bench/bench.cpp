@@ -41,6 +41,9 @@ struct PreparedVariant {
   VariantRecord record;
   std::optional<launch::RuntimeLocation> runtime;
   launch::LaunchPlan plan;
+  // Where its runtime goes: a profile's folder, or the program's own (none); --no-stage: nowhere.
+  std::optional<stage::PlanOptions> placement;
+  bool no_stage = false;
   bool staging_noted = false;
 };
 
@@ -55,7 +58,10 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
   if (!runtime) return std::unexpected(std::move(runtime.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
   out.runtime = *runtime;
 
-  launch::Options launch = options.launch;
+  // --b-program: the variant's own program, arguments and profile settings.
+  launch::Options launch = spec.own ? spec.own->launch : options.launch;
+  out.placement = spec.own ? spec.own->placement : options.placement;
+  out.no_stage = spec.own ? spec.own->no_stage : options.no_stage;
   launch.overrides.assign(spec.env.begin(), spec.env.end());
   RuntimeInfo& info = out.record.runtime;
   info.spec = spec.runtime.value_or("default");
@@ -79,14 +85,20 @@ Result<PreparedVariant> prepare_variant(const Options& options, std::size_t inde
     if (auto unmixed = launch::check_families(*plan, launch.os); !unmixed) {
       return std::unexpected(std::move(unmixed.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
     }
-    if (options.check_runtime) {
-      if (auto matched = options.check_runtime(plan->runtime_family); !matched) {
+    const auto& check_runtime = spec.own ? spec.own->check_runtime : options.check_runtime;
+    if (check_runtime) {
+      if (auto matched = check_runtime(plan->runtime_family); !matched) {
         return std::unexpected(std::move(matched.error()).with_note(fmt::format("variant {} ({})", out.record.name, out.record.label)));
       }
     }
   }
   out.plan = std::move(*plan);
   info.through_launcher = out.plan.through_launcher;
+  ProgramInfo& program = out.record.program.emplace();
+  program.path = path_to_utf8(out.plan.target);
+  program.args = launch.args;
+  program.profile = spec.own ? spec.own->profile : options.profile;
+  if (auto digest = sha256_file(out.plan.target)) program.sha256 = *digest;
   return out;
 }
 
@@ -111,11 +123,11 @@ Result<std::vector<std::string>> place_for(const PreparedVariant& variant, const
 // Puts the program's folder in the state this variant's launch needs, as `zcuda run` would.
 Status stage_for(PreparedVariant& variant, const Options& options, const detect::Profile& detected, Observer& observer) {
   std::vector<std::string> notices;
-  if (options.placement && !options.no_stage) {
-    auto placed = place_for(variant, *options.placement);
+  if (variant.placement && !variant.no_stage) {
+    auto placed = place_for(variant, *variant.placement);
     if (!placed) return std::unexpected(placed.error());
     notices = std::move(*placed);
-  } else if (variant.runtime && !options.no_stage) {
+  } else if (variant.runtime && !variant.no_stage) {
     auto staged = stage::stage_for_launch(variant.plan.target, variant.plan.runtime_dir.empty() ? variant.runtime->dir : variant.plan.runtime_dir,
                                           options.launch.os, detected);
     if (!staged) return std::unexpected(staged.error());
@@ -323,11 +335,12 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
     if (!prepared) return std::unexpected(prepared.error());
     variants.push_back(std::move(*prepared));
   }
-  const fs::path& target = variants[0].plan.target;
-  record.app.path = path_to_utf8(target);
-  record.app.args = options.launch.args;
-  record.app.profile = options.profile;
-  if (auto digest = sha256_file(target)) record.app.sha256 = *digest;
+  // The application: what A ran (with --b-program, B's own is in its variant).
+  const ProgramInfo& a = *variants[0].record.program;
+  record.app.path = a.path;
+  record.app.args = a.args;
+  record.app.profile = a.profile;
+  record.app.sha256 = a.sha256;
 
   // A B B A, B A A B, ...: a drift of the machine (heat, other load) cancels within each block.
   const int steps = static_cast<int>(order.size());

@@ -80,8 +80,13 @@ json variant_json(const VariantRecord& v) {
   for (const auto& l : v.runtime.libraries) libraries.push_back({{"name", l.name}, {"sha256", l.sha256}});
   json runs = json::array();
   for (const auto& r : v.runs) runs.push_back(run_json(r));
+  json program = nullptr;
+  if (v.program) {
+    program = {{"path", v.program->path}, {"sha256", v.program->sha256}, {"args", v.program->args}, {"profile", optional_json(v.program->profile)}};
+  }
   return {{"name", v.name},
           {"label", v.label},
+          {"program", program},
           {"runtime",
            {{"spec", v.runtime.spec},
             {"dir", v.runtime.dir},
@@ -101,6 +106,12 @@ VariantRecord variant_from(const json& j) {
   VariantRecord v;
   v.name = j.at("name").get<std::string>();
   v.label = j.at("label").get<std::string>();
+  // Schema 4; before, both variants ran the record's `app`.
+  if (j.contains("program") && !j.at("program").is_null()) {
+    const json& p = j.at("program");
+    v.program = ProgramInfo{p.at("path").get<std::string>(), p.at("sha256").get<std::string>(), p.at("args").get<std::vector<std::string>>(),
+                            optional_from<std::string>(p, "profile")};
+  }
   const json& rt = j.at("runtime");
   v.runtime.spec = rt.at("spec").get<std::string>();
   v.runtime.dir = rt.at("dir").get<std::string>();

@@ -1,5 +1,6 @@
 // `zcuda bench` end to end: the real binary, the test child as the program.
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/base/sha256.hpp>
 #include <zcuda/bench/paired.hpp>
 
 #include "support/run_command.hpp"
@@ -185,6 +187,113 @@ TEST_F(BenchCli, ShowOutputPassesTheProgramsOutputThrough) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("hello from the program\nhello from the program\n")) << r.out;
   EXPECT_NE(r.err.find("and its stderr"), std::string::npos);
+}
+
+// Issue 36: B runs its own interpreter. Two copies of the test child stand for two venvs'
+// pythons; B's copy has bytes appended, so its digest differs as another interpreter's would.
+class BenchPrograms : public BenchCli {
+ protected:
+  void SetUp() override {
+    const std::string ext = path_to_utf8(test_child().extension());
+    a = tmp / ("venv-a/bin/python" + ext);
+    b = tmp / ("venv-b/bin/python-b" + ext);
+    fs::create_directories(a.parent_path());
+    fs::create_directories(b.parent_path());
+    fs::copy_file(test_child(), a);
+    fs::copy_file(test_child(), b);
+    std::ofstream(b, std::ios::app | std::ios::binary) << "another interpreter";
+  }
+  fs::path a, b;
+  fs::path log = tmp / "ran.txt";
+};
+
+TEST_F(BenchPrograms, BRunsItsOwnProgramWithTheSameArguments) {
+  auto r = bench({"--json", "--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--metric", "sps ([0-9.]+)",
+                  "--order-seed", "0", "--", path_to_utf8(a), "appendself", path_to_utf8(log), "series", "sps", "4", "500"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("record_schema"), 4);
+  // Each side ran its own program, in the record's balanced order.
+  std::string ran;
+  std::ifstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    const bool is_a = line.starts_with("python") && line.ends_with(" A");
+    const bool is_b = line.starts_with("python-b") && line.ends_with(" B");
+    ASSERT_TRUE(is_a || is_b) << line;
+    ran += is_a ? "A" : "B";
+  }
+  EXPECT_EQ(ran, out.at("order").get<std::string>());
+  EXPECT_EQ(ran.size(), 12u);
+  const json& pa = out.at("variants").at(0).at("program");
+  const json& pb = out.at("variants").at(1).at("program");
+  EXPECT_EQ(path_from_utf8(pa.at("path").get<std::string>()), a);
+  EXPECT_EQ(path_from_utf8(pb.at("path").get<std::string>()), b);
+  EXPECT_EQ(pa.at("sha256"), *sha256_file(a));
+  EXPECT_EQ(pb.at("sha256"), *sha256_file(b));
+  EXPECT_NE(pa.at("sha256"), pb.at("sha256"));
+  EXPECT_EQ(pb.at("args"), pa.at("args"));  // the same arguments
+  EXPECT_EQ(out.at("app").at("sha256"), pa.at("sha256"));
+  EXPECT_EQ(out.at("comparison").at("verdict"), "no-clear-difference");
+  // The stored record reads back with both programs.
+  const json kept = json::parse(read_file(out.at("record").get<std::string>()));
+  EXPECT_EQ(kept.at("variants").at(1).at("program"), pb);
+}
+
+TEST_F(BenchPrograms, BArgsReplaceTheArgumentsAndThePairedVerdictFollows) {
+  std::vector<std::string> args = {
+      "--a-runtime",     "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--b-args", "appendself",    path_to_utf8(log),
+      "series",          "sps",    "4",           "250",    "--metric",    "sps ([0-9.]+)", "--",       path_to_utf8(a), "appendself",
+      path_to_utf8(log), "series", "sps",         "4",      "500"};
+  auto r = bench(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.out.starts_with("B is 5") && r.out.find("% slower than A (95% CI") < 20) << r.out;  // 250 against 500, with noise
+  EXPECT_NE(r.out.find("  Program A: " + path_to_utf8(a) + " appendself"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("series sps 4 250 (sha256 " + sha256_file(b)->substr(0, 16) + ")"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchPrograms, BArgsAloneMeansNoneAndADashArgumentIsWrittenWithEquals) {
+  auto none = bench({"--json", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--b-args", "--",
+                     path_to_utf8(a), "exit", "0"});
+  ASSERT_EQ(none.exit_code, 0) << none.out << none.err;
+  EXPECT_EQ(json::parse(none.out).at("variants").at(1).at("program").at("args"), json::array());
+  auto dash = bench({"--json", "--runs", "1", "--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(b), "--b-args=-x", "--",
+                     path_to_utf8(a), "exit", "0"});
+  EXPECT_EQ(dash.exit_code, 1) << dash.err;  // the child does not know "-x": B's run fails, as it should
+  EXPECT_EQ(json::parse(dash.out).at("variants").at(1).at("program").at("args"), json({"-x"}));
+}
+
+// B is an interpreter of a ROCm venv (files only, the test child as its python): native unless
+// --b-runtime names a ZLUDA, so no ZLUDA needs to be installed for it.
+TEST_F(BenchPrograms, ARocmVenvsInterpreterRunsNativelyUnlessARuntimeIsNamed) {
+#ifdef _WIN32
+  const fs::path rocm = tmp / "venv-rocm" / "Scripts" / "python.exe";
+  const fs::path site = tmp / "venv-rocm" / "Lib" / "site-packages";
+#else
+  const fs::path rocm = tmp / "venv-rocm" / "bin" / "python";
+  const fs::path site = tmp / "venv-rocm" / "lib" / "python3.12" / "site-packages";
+#endif
+  fs::create_directories(rocm.parent_path());
+  fs::copy_file(test_child(), rocm);
+  write_file(tmp / "venv-rocm" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
+  write_file(site / "torch" / "version.py", "__version__ = '2.11.0+rocm7.13.0'\ncuda = None\nhip = '7.13.0'\n");
+  write_file(site / "torch" / "__init__.py", "");
+  auto r = bench({"--json", "--runs", "2", "--a-runtime", "native", "--b-program", path_to_utf8(rocm), "--", path_to_utf8(a), "exit", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.at("variants").at(1).at("runtime").at("spec"), "native");
+  EXPECT_EQ(out.at("variants").at(1).at("program").at("profile"), "pytorch");
+  EXPECT_NE(r.err.find("variant B: native ROCm: no ZLUDA needed"), std::string::npos) << r.err;
+}
+
+TEST_F(BenchPrograms, BArgsNeedBProgramAndAMissingProgramIsNamed) {
+  auto alone = bench({"--b-args", "x", "--a-runtime", "native", "--b-runtime", "native", "--", path_to_utf8(a)});
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("--b-args goes with --b-program"), std::string::npos) << alone.err;
+  auto missing = bench(
+      {"--a-runtime", "native", "--b-runtime", "native", "--b-program", path_to_utf8(tmp / "no-such-python"), "--", path_to_utf8(a), "exit", "0"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("no-such-python"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(log));
 }
 
 TEST_F(BenchCli, CtrlCStopsTheBenchAndKeepsAnIncompleteRecord) {

@@ -36,8 +36,8 @@ class BenchTest : public ::testing::Test {
     home.root = tmp.path();
     home.state = tmp / "state";
     options.launch.program = test::test_child();
-    options.variants[0] = {"A", "native", {}};
-    options.variants[1] = {"B", "native", {}};
+    options.variants[0] = {"A", "native", {}, std::nullopt};
+    options.variants[1] = {"B", "native", {}, std::nullopt};
     options.order_seed = seed_starting(false);  // A B B A first, as the tests below expect
   }
   static std::uint64_t seed_starting(bool b_first) {

@@ -1,6 +1,8 @@
 // The record reads back exactly what its writer wrote, and says which field is wrong otherwise.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <zcuda/bench/record.hpp>
 #include <zcuda/platform/files.hpp>
 
@@ -30,6 +32,10 @@ BenchRecord sample() {
                  i == 0,  // through zluda.exe
                  {{"libcuda.so.1", std::string(64, 'b')}}};
     v.env = {{"NVIDIA_TF32_OVERRIDE", "0"}, {"A", "x=y"}};
+    v.program = ProgramInfo{i == 0 ? "/opt/app/venv/bin/python" : "/opt/app/venv-rocm/bin/python",
+                            std::string(64, i == 0 ? 'c' : 'd'),
+                            {"train.py", "--steps", "10"},
+                            i == 0 ? std::optional<std::string>("pytorch") : std::nullopt};
     for (int n = 1; n <= 2; ++n) {
       RunResult run;
       run.number = n;
@@ -90,11 +96,22 @@ TEST(BenchRecord, ReadsBackExactlyWhatWasWritten) {
   ASSERT_TRUE(read->comparison.ci95_percent);
   EXPECT_DOUBLE_EQ(read->comparison.ci95_percent->first, -4.1);
   EXPECT_EQ(read->app.profile, "pytorch");
+  ASSERT_TRUE(read->variants[1].program);
+  EXPECT_EQ(read->variants[1].program->path, "/opt/app/venv-rocm/bin/python");
+  EXPECT_EQ(read->variants[1].program->sha256, std::string(64, 'd'));
+  EXPECT_FALSE(read->variants[1].program->profile);
+  // Records before schema 4 have no program per variant: both ran `app`.
+  nlohmann::json older = json;
+  older["schema"] = older["record_schema"] = 3;
+  for (auto& v : older["variants"]) v.erase("program");
+  auto old_read = bench_record_from_json(older);
+  ASSERT_TRUE(old_read) << old_read.error().message;
+  EXPECT_FALSE(old_read->variants[0].program);
 }
 
 TEST(BenchRecord, TheFieldsTheIssueNames) {
   const nlohmann::json j = to_json(sample());
-  EXPECT_EQ(j.at("schema"), 3);
+  EXPECT_EQ(j.at("schema"), 4);
   EXPECT_EQ(j.at("order"), "ABBA");
   EXPECT_EQ(j.at("order_seed"), 77);
   EXPECT_EQ(j.at("pilot_pairs"), 1);
@@ -136,10 +153,10 @@ TEST(BenchRecord, WrongFieldsAreNamed) {
   bad_verdict["comparison"]["verdict"] = "maybe";
   EXPECT_FALSE(bench_record_from_json(bad_verdict));
   nlohmann::json newer = to_json(sample());
-  newer["record_schema"] = 4;
+  newer["record_schema"] = kRecordSchema + 1;
   auto unsupported = bench_record_from_json(newer);
   ASSERT_FALSE(unsupported);
-  EXPECT_NE(unsupported.error().message.find("schema 4"), std::string::npos);
+  EXPECT_NE(unsupported.error().message.find(fmt::format("schema {}", kRecordSchema + 1)), std::string::npos);
 }
 
 TEST(BenchRecord, SchemaOneRecordsStillRead) {
