@@ -193,6 +193,9 @@ TEST(Install, UpstreamsLinuxLayoutWithItsLinksInstalls) {
   EXPECT_EQ(fs::read_symlink(v6 / "libcuda.so.1"), "libnvcuda.so");
   EXPECT_EQ(fs::read_symlink(v6 / "trace" / "zluda_ld"), "../libzluda_ld.so");
 #endif
+  // The receipt covers the links: a second run finds the install intact and fetches nothing.
+  const auto& again = only_outcome(run(*plan, home, Options{}));
+  EXPECT_EQ(again.state, State::already_installed) << again.reason;
 }
 
 TEST(Install, InstallsWithReceiptAndPointerThenRerunFetchesNothing) {
