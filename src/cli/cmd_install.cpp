@@ -49,7 +49,7 @@ std::string grouped(std::uint64_t value) {
 }
 
 std::string size_text(std::optional<std::uint64_t> size) {
-  if (!size) return "not published (the digest alone pins it)";
+  if (!size) return "not published (the digest alone pins it; the download may have at most --max-size MiB)";
   return fmt::format("{} ({} bytes)", format_bytes(*size), grouped(*size));
 }
 
