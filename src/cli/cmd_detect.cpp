@@ -134,6 +134,7 @@ std::string render(const detect::Profile& p, const std::optional<InstalledRuntim
     facts.add_row({"HIP runtime", r.loaded ? fmt::format("{} (HIP {}{}), {} device(s)", r.path, version,
                                                          r.file_version.empty() ? "" : ", file " + r.file_version, r.device_count.value_or(0))
                                            : "not found"});
+    if (!r.zluda_choice.empty()) facts.add_row({"ZLUDA's HIP", r.zluda_choice});
   }
   if (const auto* h = p.selected_hip()) {
     std::string libs;

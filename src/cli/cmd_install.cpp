@@ -49,7 +49,7 @@ std::string grouped(std::uint64_t value) {
 }
 
 std::string size_text(std::optional<std::uint64_t> size) {
-  if (!size) return "not published (the digest alone pins it)";
+  if (!size) return "not published (the digest alone pins it; the download may have at most --max-size MiB)";
   return fmt::format("{} ({} bytes)", format_bytes(*size), grouped(*size));
 }
 
@@ -275,9 +275,10 @@ CommandRun setup_install(CLI::App& sub) {
   auto* sha256 = sub.add_option("--sha256", args->sha256, "With --url: the archive's SHA-256 (64 hex digits); other bytes are refused");
   url->needs(sha256);
   sha256->needs(url);
-  sub.add_option("--max-size", args->max_size_mib, "With --url: the most MiB the download may have (default 2048); a larger one is refused")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
-      ->needs(url);
+  sub.add_option("--max-size", args->max_size_mib,
+                 "The most MiB a download without a published size may have: --url, or a pin whose publisher gives no size (default "
+                 "2048); a larger one is refused")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
   sub.add_option("--name", args->name,
                  "With --adopt or --url: the name to use it by (default: from its family and release, else the folder; the URL's file name)");
   for (auto* other : {"--remove", "--only", "--dry-run", "--repair", "--with-libtorch", "--from", "--manifest"})

@@ -29,9 +29,9 @@ void add_launch_flags(CLI::App& sub, LaunchFlags& f) {
   sub.add_flag("--direct", f.direct, "Windows: launch the program itself, not through zluda.exe");
   sub.add_flag("--ld-audit", f.ld_audit,
                "Linux: load ZLUDA through LD_AUDIT (its zluda_ld, ZLUDA's alternative method) instead of LD_LIBRARY_PATH (its recommended one)");
-  sub.add_option(
-      "--zluda-cc", f.zluda_cc,
-      "Compute capability ZLUDA reports: sets ZLUDA_CC (default: the runtime family's own; your ZLUDA_CC or ZLUDA_SM is never overridden)");
+  sub.add_option("--zluda-cc", f.zluda_cc,
+                 "Compute capability ZLUDA reports: sets ZLUDA_CC, which upstream reads since v6-preview.63 (default: the runtime family's own; your "
+                 "ZLUDA_CC or ZLUDA_SM is never overridden)");
   sub.add_option("--gfx", f.gfx, "GPU architecture (e.g. gfx1200): use its own rocBLAS/hipBLASLt kernel folders");
   sub.add_option("--device", f.device,
                  "HIP device to use (sets HIP_VISIBLE_DEVICES; default: the discrete GPU when an integrated one is enumerated first)");

@@ -1,6 +1,7 @@
 // driver.texture, driver.pitch_2d, driver.cache_config, driver.pci_bus_id: the driver calls
-// upstream ZLUDA added after v6-preview.69 (#625 textures, #616 cuMemAllocPitch_v2 and
-// cuMemcpy2D_v2, #667 cuCtxSetCacheConfig, #645 cuDeviceGetPCIBusId), each checked by what it
+// upstream ZLUDA added in later releases (#616 cuMemAllocPitch_v2 and cuMemcpy2D_v2 in
+// v6-preview.59, #625 textures in .64, #645 cuDeviceGetPCIBusId in .76, #667 cuCtxSetCacheConfig
+// in v7-preview.6), each checked by what it
 // computes or reports, not by whether it is exported.
 #include <cstdint>
 #include <cstdio>

@@ -3,6 +3,7 @@
 // run --print-env names. The refusal is a Windows launch's: these run as Windows programs under
 // Wine (scripts/test-windows.sh); elsewhere they are skipped.
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,26 @@ TEST_F(FamilyCli, AProfileOfTheOtherFamilyIsRefused) {
   auto r = run(upstream, {"--profile", "sdnext"});
   EXPECT_EQ(r.exit_code, 14) << r.out << r.err;
   EXPECT_NE(r.err.find("profile sdnext needs lshqqytiger ZLUDA"), std::string::npos) << r.err;
+}
+
+// --print-env for an upstream driver built before v6-preview.63 (it embeds v6-preview.62's commit):
+// ZLUDA_CC is not read there (vosen/ZLUDA#620), so --zluda-cc changes nothing and 8.8 is shown;
+// with v6-preview.63's commit the value asked for is what the program sees.
+TEST_F(FamilyCli, PrintEnvFollowsTheReleaseForZludaCc) {
+  std::ofstream(upstream / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtindcc6bb8fdad2add9e33f8d5206560379ee07a3afgfx1100";
+  auto old = test::run_zcuda({"--home", path_to_utf8(dir.path() / "home"), "--json", "run", "--no-detect", "--direct", "--runtime-dir",
+                              path_to_utf8(upstream), "--print-env", "--zluda-cc", "8.6", path_to_utf8(app / "app.exe")});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  const auto j = nlohmann::json::parse(old.out);
+  EXPECT_EQ(j["runtime_family"]["release"], "v6-preview.62") << old.out;
+  EXPECT_EQ(j["compute_capability"]["value"], "8.8") << old.out;
+  EXPECT_NE(j["compute_capability"]["why"].get<std::string>().find("v6-preview.63"), std::string::npos) << old.out;
+
+  family::make_upstream(upstream, true);
+  std::ofstream(upstream / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtine07032098bdd3de8ec31ffd1ed5cdf96d55caae8gfx1100";
+  auto first = run(upstream, {"--print-env", "--zluda-cc", "8.6"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("# compute capability: 8.6"), std::string::npos) << first.out;
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ TEST(InstallCli, DryRunShowsThePinnedWindowsPlanAndWritesNothing) {
   auto doc = parse_json(j);
   EXPECT_EQ(doc["command"], "install");
   EXPECT_EQ(doc["dry_run"], true);
-  ASSERT_EQ(doc["artifacts"].size(), 3u);
+  ASSERT_EQ(doc["artifacts"].size(), 4u);  // the Linux v6 is listed, skipped
   EXPECT_EQ(doc["artifacts"][0]["state"], "skipped");
   EXPECT_EQ(doc["artifacts"][1]["state"], "planned");
   EXPECT_EQ(doc["artifacts"][1]["size"], nullptr);
@@ -171,12 +171,22 @@ TEST(InstallCli, DryRunShowsThePinnedWindowsPlanAndWritesNothing) {
   EXPECT_EQ(doc["artifacts"][2]["size"], 2660890386u);
 }
 
-TEST(InstallCli, LinuxSaysNothingIsPinnedAndHowToProvideAManifest) {
+// Upstream's v6 for Linux is pinned (deeplearning4j's digest); no size is published, so the dry
+// run shows none, and the latest channel still has no Linux artifact.
+TEST(InstallCli, LinuxStableIsPinnedWithoutASize) {
   TempDir dir;
-  auto r = run_zcuda({"--home", (dir / "home").string(), "install", "--os", "linux"});
-  EXPECT_EQ(r.exit_code, 13) << r.out << r.err;
-  EXPECT_NE(r.err.find("No linux artifact is pinned in the built-in manifest yet"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("zcuda install --manifest FILE"), std::string::npos) << r.err;
+  auto r = run_zcuda({"--home", (dir / "home").string(), "--json", "install", "--dry-run", "--os", "linux"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = parse_json(r);
+  bool planned = false;
+  for (const auto& a : doc["artifacts"]) {
+    if (a["state"] != "planned") continue;
+    planned = true;
+    EXPECT_EQ(a["id"], "zluda-v6-linux");
+    EXPECT_EQ(a["size"], nullptr);
+  }
+  EXPECT_TRUE(planned) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "home" / "installs"));
 }
 
 TEST(InstallCli, BadManifestNamesTheJsonPath) {
@@ -475,6 +485,32 @@ TEST(InstallCli, UrlDownloadsAreBoundedAndARefusedOneLeavesNoPartial) {
     EXPECT_FALSE(fs::exists(s.home / "cache" / (digest + ".partial"))) << path;
     EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / (std::string(path).substr(4, std::string(path).size() - 8)))) << path;
   }
+}
+
+// A pinned artifact whose publisher gives no size (the Linux v6, v7-preview.10) is bounded like an
+// unpinned download: --max-size applies to it too, and a refused one leaves no partial.
+TEST(InstallCli, APinWithoutASizeIsBoundedByMaxSize) {
+  Scene s;
+  HttpServer server;
+  HttpResource big;
+  big.body = std::string(3u << 20, 'z');
+  server.serve("/dl/zluda-linux-abc.tar.gz", big);
+  const std::string digest(64, 'e');
+  json entry = {{"id", "zluda-nosize"},
+                {"component", "zluda"},
+                {"version", "v1"},
+                {"os", "any"},
+                {"url", server.url("/dl/zluda-linux-abc.tar.gz")},
+                {"sha256", digest},
+                {"archive", "tar.gz"},
+                {"root", "zluda"},
+                {"license", "Apache-2.0 OR MIT (test)"}};
+  write_file(s.manifest, json{{"schema", 1}, {"artifacts", {entry}}}.dump(2));
+  auto r = run_zcuda(s.install_args({"--max-size", "1"}));
+  EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("--max-size"), std::string::npos) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(s.home / "cache" / (digest + ".partial")));
+  EXPECT_FALSE(fs::exists(s.home / "installs" / "zluda" / "v1"));
 }
 
 // The built-in stable pin, as shipped, pointed at a loopback server: no bytes but upstream's own

@@ -60,12 +60,14 @@ Status run_torch_check(const launch::LaunchPlan& plan, std::chrono::seconds time
 void read_check_output(std::string_view out, std::string_view err, int exit_code, CheckRecord& record);
 
 // The compute capability a ZLUDA runtime of `family` reports to the program, and where it comes
-// from: the family's cc variables where it reads them (upstream: ZLUDA_CC, then ZLUDA_SM, parsed
-// as zluda_common/src/constants.rs parses them), else the family's default (family::facts).
+// from: the family's cc variables where its release reads them (upstream since v6-preview.63:
+// ZLUDA_CC, else ZLUDA_SM, parsed as zluda_common/src/constants.rs parses them), else the default
+// of the family and release (family::facts).
 struct ReportedCc {
   int major = 0, minor = 0;
   std::string from;                    // "ZLUDA_CC=8.6", "upstream's default"
   std::optional<std::string> ignored;  // a variable set that the family does not read, or cannot parse
+  std::vector<std::string> variables;  // the variables this runtime reads it from (none before upstream's v6-preview.63)
   int value() const { return major * 10 + minor; }
   std::string text() const;  // "8.5"
 };

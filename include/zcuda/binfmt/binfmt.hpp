@@ -99,6 +99,7 @@ struct FatbinImage {
   Compression compression = Compression::none;
   std::uint64_t size = 0;  // the bytes it takes in the file (compressed when compressed)
   bool is_64bit = false;
+  std::size_t fatbin = 0;  // which fat binary of the file it belongs to (0 for the first), one per translation unit
   // "compute_86" for PTX, "sm_86" for a cubin.
   std::string target() const;
 };

@@ -87,6 +87,9 @@ struct HipRuntime {
   std::string path;          // the file loaded
   std::string file_version;  // Windows: version resource
   std::string props_symbol;  // which hipGetDeviceProperties* was resolved (decides the layout)
+  // Windows: why this is the amdhip64 upstream ZLUDA would get (the performance library it
+  // loads first brings its own); empty off Windows or when another runtime loaded instead.
+  std::string zluda_choice;
   std::optional<int> runtime_version;
   std::optional<int> driver_version;
   std::optional<int> device_count;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -96,6 +97,7 @@ struct Facts {
   std::string older_default_cc;                        // what releases before `older_default_cc_before` report instead
   std::string older_default_cc_before;                 // the first release with default_cc ("v7-preview.8"); empty: always
   std::vector<std::string> cc_variables;               // variables that change it ("ZLUDA_CC", "ZLUDA_SM"); empty: none
+  std::string cc_variables_since;                      // the first release that reads them ("v6-preview.63"); empty: every release
   std::vector<std::string> variables;                  // every variable the family's libraries read
   std::string launch_windows, launch_linux;            // how it is started
   std::vector<std::string> launcher_sets;              // NAME=VALUE its own launcher adds
@@ -127,13 +129,29 @@ struct KnownFile {
 };
 const std::vector<KnownFile>& known_files();
 
-// The variable the user set that fixes the compute capability `family` reports, if any: upstream
-// reads ZLUDA_CC, then ZLUDA_SM (zluda_common/src/constants.rs); lshqqytiger reads neither.
-// `lookup` answers a variable's value (the launch environment, not necessarily the process's).
+// The variables that change the compute capability a runtime of this family and release reads:
+// upstream's before cc_variables_since (v6-preview.63, vosen/ZLUDA#620) read none and report a
+// fixed 8.8. An unknown release is taken to read them, as today's releases do.
+std::vector<std::string> cc_variables_read(const Facts& facts, const std::optional<std::string>& release);
+
+// "8.6" -> (8, 6); "8" -> (8, 0); "8.6.1" -> (8, 6): as upstream's compute_capability() parses
+// (zluda_common/src/constants.rs: split on '.', minor "0" when absent, the rest ignored).
+std::optional<std::pair<int, int>> parse_cc(std::string_view text);
+
+// The variable a runtime reads the compute capability from, as upstream does: the first of
+// `variables` that is set at all wins, even when it is empty or does not parse (then the default
+// applies), so an empty ZLUDA_CC stops ZLUDA_SM from being read (std::env::var("ZLUDA_CC")
+// .or_else(ZLUDA_SM) falls through only when ZLUDA_CC is absent). `lookup` answers a variable's
+// value (the launch environment, not necessarily the process's).
+struct CcSetting {
+  std::string variable;
+  std::string value;
+  std::optional<std::pair<int, int>> parsed;  // unset: upstream falls back to its default
+};
 template <class Lookup>
-std::optional<std::string> user_cc_variable(const Facts& facts, Lookup&& lookup) {
-  for (const auto& name : facts.cc_variables) {
-    if (auto value = lookup(name); value && !value->empty()) return name;
+std::optional<CcSetting> cc_setting_read(const std::vector<std::string>& variables, Lookup&& lookup) {
+  for (const auto& name : variables) {
+    if (auto value = lookup(name)) return CcSetting{name, *value, parse_cc(*value)};
   }
   return std::nullopt;
 }

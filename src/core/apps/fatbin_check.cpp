@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <zcuda/base/path_text.hpp>
-#include <zcuda/base/whole_number.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
 
 namespace zcuda::apps {
@@ -18,17 +17,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// "8.6" -> (8, 6); "8" -> (8, 0), as upstream's compute_capability() parses (minor defaults to 0).
-std::optional<std::pair<int, int>> parse_cc(std::string_view text) {
-  const auto dot = text.find('.');
-  const std::string_view major_text = text.substr(0, dot);
-  const std::string_view minor_text = dot == std::string_view::npos ? std::string_view("0") : text.substr(dot + 1);
-  const auto major = whole_number<int>(major_text), minor = whole_number<int>(minor_text);
-  const auto fits = [](const std::optional<int>& n) { return n && *n >= 0 && *n < 100; };
-  if (!fits(major) || !fits(minor)) return std::nullopt;
-  return std::pair{*major, *minor};
-}
 
 // The library the check reads: the first of the profile's marker files that exists under the
 // application's folder, else the file the user gave.
@@ -79,10 +67,10 @@ std::string targets_text(const json& targets) {
 
 std::string hint_for(const std::vector<std::uint32_t>& ptx_archs, const ReportedCc& cc, const std::optional<family::Facts>& facts) {
   std::string hint;
-  const bool reads_cc = facts && !facts->cc_variables.empty();
+  const bool reads_cc = !cc.variables.empty();
   if (!ptx_archs.empty() && reads_cc) {
     const std::uint32_t lowest = *std::min_element(ptx_archs.begin(), ptx_archs.end());
-    hint += fmt::format("Set {}={}.{} so ZLUDA reports a capability the PTX fits, or rebuild", facts->cc_variables.front(), lowest / 10, lowest % 10);
+    hint += fmt::format("Set {}={}.{} so ZLUDA reports a capability the PTX fits, or rebuild", cc.variables.front(), lowest / 10, lowest % 10);
   } else {
     hint += "Rebuild";
   }
@@ -102,10 +90,10 @@ std::string hint_for(const std::vector<std::uint32_t>& ptx_archs, const Reported
 std::string ReportedCc::text() const { return fmt::format("{}.{}", major, minor); }
 
 ReportedCc reported_cc(family::Family family, const std::optional<std::string>& release, const platform::Environment& environment, platform::Os os) {
-  ReportedCc cc{8, 5, "upstream's default", std::nullopt};
+  ReportedCc cc{8, 5, "upstream's default", std::nullopt, {}};
   const auto facts = family::facts(family == family::Family::unknown ? family::Family::upstream : family);
   if (facts) {
-    if (auto parsed = parse_cc(family::default_cc(*facts, release))) std::tie(cc.major, cc.minor) = *parsed;
+    if (auto parsed = family::parse_cc(family::default_cc(*facts, release))) std::tie(cc.major, cc.minor) = *parsed;
     cc.from = release ? fmt::format("{}'s default in release {}", to_string(facts->family), *release)
                       : fmt::format("{}'s default", to_string(facts->family));
   }
@@ -114,22 +102,28 @@ ReportedCc reported_cc(family::Family family, const std::optional<std::string>& 
     if (!key) return std::nullopt;
     return environment.at(*key);
   };
-  // Upstream takes the first of its variables that is set and falls back to the default when it
-  // does not parse (zluda_common/src/constants.rs).
-  for (const auto& name : facts ? facts->cc_variables : std::vector<std::string>{}) {
-    auto value = value_of(name);
-    if (!value) continue;
-    if (auto parsed = parse_cc(*value)) {
-      std::tie(cc.major, cc.minor) = *parsed;
-      cc.from = fmt::format("{}={}", name, *value);
+  // Upstream takes the first of its variables that is set at all (an empty ZLUDA_CC too) and falls
+  // back to the default when it does not parse; releases before v6-preview.63 read none
+  // (zluda_common/src/constants.rs).
+  const std::vector<std::string> read = facts ? family::cc_variables_read(*facts, release) : std::vector<std::string>{};
+  cc.variables = read;
+  if (auto setting = family::cc_setting_read(read, value_of)) {
+    if (setting->parsed) {
+      std::tie(cc.major, cc.minor) = *setting->parsed;
+      cc.from = fmt::format("{}={}", setting->variable, setting->value);
     } else {
-      cc.ignored = fmt::format("{}=\"{}\" is not a compute capability; ZLUDA falls back to its default", name, *value);
+      cc.ignored = fmt::format("{}=\"{}\" is not a compute capability; ZLUDA falls back to its default{}", setting->variable, setting->value,
+                               setting->variable == "ZLUDA_CC" && value_of("ZLUDA_SM") ? " and does not read ZLUDA_SM" : "");
     }
     return cc;
   }
-  if (facts && facts->cc_variables.empty()) {
+  if (facts && read.empty()) {
     for (const char* name : {"ZLUDA_CC", "ZLUDA_SM"}) {
-      if (value_of(name)) cc.ignored = fmt::format("{} is set, but a {} runtime does not read it", name, to_string(facts->family));
+      if (!value_of(name)) continue;
+      cc.ignored = facts->cc_variables.empty()
+                       ? fmt::format("{} is set, but a {} runtime does not read it", name, to_string(facts->family))
+                       : fmt::format("{} is set, but {} release {} does not read it (ZLUDA_CC and ZLUDA_SM are read since {})", name,
+                                     to_string(facts->family), release.value_or("?"), facts->cc_variables_since);
     }
   }
   return cc;
@@ -162,19 +156,35 @@ void run_fatbin_check(const Match& match, const fs::path& app, const ReportedCc&
   for (const auto& i : *images) {
     if (i.kind == binfmt::ImageKind::ptx) ptx.push_back(i.arch);
   }
-  // CUDA's rule, which ggml's own check follows: the highest architecture not above the device's.
-  std::optional<std::uint32_t> usable;
-  for (auto a : ptx) {
-    if (static_cast<int>(a) <= cc.value() && (!usable || a > *usable)) usable = a;
+  // What ZLUDA compiles: in each fat binary, its PTX images taken in reverse order, the first that
+  // parses, whatever the compute capability (zluda/src/impl/module.rs get_best_ptx_and_compile:
+  // ".rev() // TODO: actually sort by SM"). zcuda does not parse PTX, so it names the last PTX
+  // image of each fat binary, the one upstream tries first.
+  std::map<std::size_t, std::uint32_t> last_ptx;
+  for (const auto& i : *images) {
+    if (i.kind == binfmt::ImageKind::ptx) last_ptx[i.fatbin] = i.arch;
   }
-  f["ptx_used"] = usable ? json(fmt::format("compute_{}", *usable)) : json(nullptr);
+  std::vector<std::uint32_t> used;
+  for (const auto& [index, arch] : last_ptx) {
+    if (std::find(used.begin(), used.end(), arch) == used.end()) used.push_back(arch);
+  }
+  std::sort(used.begin(), used.end());
+  std::string used_text;
+  for (auto a : used) used_text += fmt::format("{}compute_{}", used_text.empty() ? "" : ", ", a);
+  f["ptx_used"] = used.empty() ? json(nullptr) : json(used_text);
+  // ggml-cuda's own rule at start-up: one of its architectures at or below the device's.
+  const bool fits = std::any_of(ptx.begin(), ptx.end(), [&](std::uint32_t a) { return static_cast<int>(a) <= cc.value(); });
   const std::string where = fmt::format("{} ({})", cc.text(), cc.from);
   if (images->empty()) {
     record.status = CheckStatus::fail;
     record.reason = fmt::format("{} carries no CUDA device code (no fat binary)", path_to_utf8(library->filename()));
-  } else if (usable) {
+  } else if (fits) {
     record.status = CheckStatus::pass;
-    record.reason = fmt::format("compute_{} PTX is at or below the compute capability ZLUDA reports, {}: ZLUDA compiles it", *usable, where);
+    const bool above = std::any_of(used.begin(), used.end(), [&](std::uint32_t a) { return static_cast<int>(a) > cc.value(); });
+    record.reason = fmt::format(
+        "PTX at or below the compute capability ZLUDA reports, {}, is there, so ggml-cuda starts; ZLUDA compiles {} (in each fat binary "
+        "the last PTX that parses, not the one that fits the capability){}",
+        where, used_text, above ? "; that PTX targets a higher architecture than ZLUDA reports, which ZLUDA compiles all the same" : "");
     return;
   } else {
     record.status = CheckStatus::fail;

@@ -200,7 +200,9 @@ Result<std::vector<FatbinImage>> walk(const ByteSource& source, Span span) {
     if (*header_size < 16 || *header_size > *end - at) return bad_fatbin(at, fmt::format("a header of {} bytes", *header_size));
     const std::uint64_t files_at = at + *header_size;
     if (*files_size > *end - files_at) return bad_fatbin(at, "its images run past the end of the section");
+    const std::size_t first = images.size();
     if (auto read = read_entries(reader, files_at, files_at + *files_size, images); !read) return std::unexpected(read.error());
+    for (std::size_t i = first; i < images.size(); ++i) images[i].fatbin = headers - 1;
     at = files_at + *files_size;
     at += (8 - (at - span.offset) % 8) % 8;
     if (at > *end) break;

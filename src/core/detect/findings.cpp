@@ -33,8 +33,13 @@ bool found(const HipInstall& install, std::string_view component) {
   return l != nullptr && l->found;
 }
 
+// Upstream ZLUDA's docs/src/hip_sdk.md (at 8a7931be): the latest official HIP SDK, which has no
+// machine-learning support, or for PyTorch and TensorFlow a nightly ROCm SDK build (TheRock).
 std::string hip_sdk_hint(const Profile& p) {
-  return targets_windows(p) ? "Install AMD's HIP SDK 6.4 for Windows (the installer sets HIP_PATH), then run zcuda detect again."
+  return targets_windows(p) ? "Install the latest AMD HIP SDK for Windows (the installer sets HIP_PATH), then run zcuda detect again. For "
+                              "machine learning (PyTorch, TensorFlow) the official SDK is not enough: extract a nightly ROCm SDK build "
+                              "(TheRock's therock-dist-windows-gfx<arch> tarball) and set HIP_PATH to its folder (upstream ZLUDA's "
+                              "docs/src/hip_sdk.md)."
                             : "Install ROCm 6.4 (AMD's amdgpu-install, or your distribution's ROCm packages), or set ROCM_PATH to its folder.";
 }
 

@@ -12,6 +12,7 @@
 #include <zcuda/platform/windows_system.hpp>
 
 #include "probes.hpp"
+#include "zluda_hip_choice.hpp"
 
 namespace zcuda::detect {
 
@@ -40,13 +41,28 @@ std::string fixed_string(const unsigned char* props, std::size_t offset, std::si
   return std::string(begin, strnlen(begin, size));
 }
 
-std::vector<std::string> library_candidates(const Profile& profile) {
+std::vector<std::string> library_candidates(const platform::Environment& env, Profile& profile) {
   std::vector<std::string> names;
   if (targets_windows(profile)) {
-    // The driver's copies in System32, newest HIP major first, as ZLUDA loads them.
+    // The one ZLUDA would get first (zluda_hip_choice.hpp), then the driver's copies in System32.
     auto system = platform::windows::system_directory();
+    if (system) {
+      // ZLUDA searches %HIP_PATH%\bin; zcuda run sets HIP_PATH to the HIP SDK it selected.
+      std::vector<std::filesystem::path> folders;
+      if (auto key = platform::variable_key(env, "HIP_PATH", platform::Os::windows); key && !env.at(*key).empty()) {
+        folders.push_back(path_from_utf8(env.at(*key)) / "bin");
+      } else if (const auto* sdk = profile.selected_hip()) {
+        folders.push_back(path_from_utf8(sdk->root) / "bin");
+      }
+      auto choice = zluda_hip_choice(folders, *system);
+      if (!choice.path.empty()) {
+        names.push_back(path_to_utf8(choice.path));
+        profile.hip_runtime.zluda_choice = choice.why;
+      }
+    }
     for (const char* dll : {"amdhip64_7.dll", "amdhip64_6.dll"}) {
-      names.push_back(system ? path_to_utf8(*system / dll) : std::string(dll));
+      const std::string name = system ? path_to_utf8(*system / dll) : std::string(dll);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     return names;
   }
@@ -61,12 +77,13 @@ std::vector<std::string> library_candidates(const Profile& profile) {
 
 }  // namespace
 
-void probe_hip_runtime(const platform::Environment&, Profile& profile) {
+void probe_hip_runtime(const platform::Environment& env, Profile& profile) {
   HipRuntime& hip = profile.hip_runtime;
   hip.probed = true;
   std::optional<platform::DynamicLibrary> library;
   std::vector<std::string> failures;
-  for (const auto& name : library_candidates(profile)) {
+  const std::vector<std::string> candidates = library_candidates(env, profile);
+  for (const auto& name : candidates) {
     auto opened = platform::DynamicLibrary::open(name);
     if (opened) {
       hip.library = name;
@@ -75,6 +92,8 @@ void probe_hip_runtime(const platform::Environment&, Profile& profile) {
     }
     failures.push_back(opened.error().message);
   }
+  // The reason names the runtime ZLUDA would get; another one that loaded instead has none.
+  if (!hip.zluda_choice.empty() && (!library || hip.library != candidates.front())) hip.zluda_choice.clear();
   if (!library) {
     hip.error = failures.empty() ? "no candidate library" : failures.back();
     return;

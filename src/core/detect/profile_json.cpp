@@ -99,6 +99,7 @@ void to_json(nlohmann::json& out, const Profile& p) {
                             {"path", text_or_null(r.path)},
                             {"file_version", text_or_null(r.file_version)},
                             {"properties_symbol", text_or_null(r.props_symbol)},
+                            {"zluda_choice", text_or_null(r.zluda_choice)},
                             {"runtime_version", optional_value(r.runtime_version)},
                             {"driver_version", optional_value(r.driver_version)},
                             {"device_count", optional_value(r.device_count)},

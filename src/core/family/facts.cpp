@@ -46,6 +46,7 @@ std::optional<Facts> facts(Family family) {
     out.older_default_cc = field<std::string>(entry, "older_default_cc");
     out.older_default_cc_before = field<std::string>(entry, "older_default_cc_before");
     out.cc_variables = field<std::vector<std::string>>(entry, "cc_variables");
+    out.cc_variables_since = field<std::string>(entry, "cc_variables_since");
     out.variables = field<std::vector<std::string>>(entry, "variables");
     out.launch_windows = field<std::string>(entry, "launch_windows");
     out.launch_linux = field<std::string>(entry, "launch_linux");
@@ -93,11 +94,28 @@ std::string default_cc(const Facts& facts, const std::optional<std::string>& rel
   return facts.default_cc;
 }
 
+std::vector<std::string> cc_variables_read(const Facts& facts, const std::optional<std::string>& release) {
+  if (release && !facts.cc_variables_since.empty() && release_before(*release, facts.cc_variables_since)) return {};
+  return facts.cc_variables;
+}
+
+std::optional<std::pair<int, int>> parse_cc(std::string_view text) {
+  const auto dot = text.find('.');
+  const std::string_view major_text = text.substr(0, dot);
+  std::string_view minor_text = dot == std::string_view::npos ? std::string_view("0") : text.substr(dot + 1);
+  minor_text = minor_text.substr(0, minor_text.find('.'));
+  const auto major = whole_number<int>(major_text), minor = whole_number<int>(minor_text);
+  const auto fits = [](const std::optional<int>& n) { return n && *n >= 0 && *n < 100; };
+  if (!fits(major) || !fits(minor)) return std::nullopt;
+  return std::pair{*major, *minor};
+}
+
 nlohmann::json to_json(const Facts& f) {
   return {{"family", to_string(f.family)},
           {"project", f.project},
           {"default_cc", f.default_cc},
           {"cc_variables", f.cc_variables},
+          {"cc_variables_since", f.cc_variables_since.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.cc_variables_since)},
           {"variables", f.variables},
           {"launch_windows", f.launch_windows},
           {"launch_linux", f.launch_linux},

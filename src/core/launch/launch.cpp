@@ -137,39 +137,53 @@ Status check_windows_program(const Options& options, LaunchPlan& plan) {
 }
 
 // The variable the user set that fixes the compute capability, as the program will see it (--env
-// applies last): ZLUDA_CC, then ZLUDA_SM, the order upstream reads them in
-// (zluda_common/src/constants.rs), checked whatever the family so that neither is ever overridden.
-std::optional<std::pair<std::string, std::string>> user_cc_setting(const Options& options, const platform::Environment& base) {
+// applies last): ZLUDA_CC if it is set at all (an empty one too: upstream then falls back to its
+// default and never reads ZLUDA_SM), else ZLUDA_SM, the order upstream reads them in
+// (zluda_common/src/constants.rs); checked whatever the family, so that neither is ever overridden.
+platform::Environment as_the_program_sees(const Options& options, const platform::Environment& base) {
   platform::Environment seen = base;
   for (const auto& [name, value] : options.overrides) seen[key_of(seen, name, options.os)] = value;
-  for (const char* name : {"ZLUDA_CC", "ZLUDA_SM"}) {
-    if (auto value = lookup(seen, name, options.os); value && !value->empty()) return std::pair{std::string(name), *value};
-  }
-  return std::nullopt;
+  return seen;
+}
+std::optional<family::CcSetting> user_cc_setting(const Options& options, const platform::Environment& seen) {
+  return family::cc_setting_read({"ZLUDA_CC", "ZLUDA_SM"}, [&](const std::string& name) { return lookup(seen, name, options.os); });
 }
 
 // Which compute capability the program sees: the user's own ZLUDA_CC/ZLUDA_SM (never
-// overridden), else --zluda-cc, else the family's default (manifests/runtime-families.json), for
-// which zcuda sets nothing. lshqqytiger's ZLUDA reads neither variable.
+// overridden), else --zluda-cc, else the default of the family and release
+// (manifests/runtime-families.json), for which zcuda sets nothing. lshqqytiger's ZLUDA, and
+// upstream's before v6-preview.63, read neither variable.
 Result<ComputeCapability> choose_compute_capability(const Options& options, const platform::Environment& base, const family::Identity& runtime) {
   const auto facts = family::facts(runtime.family);
-  const bool reads_variables = !facts || !facts->cc_variables.empty();
+  const std::vector<std::string> read = facts ? family::cc_variables_read(*facts, runtime.release) : std::vector<std::string>{"ZLUDA_CC", "ZLUDA_SM"};
+  const bool reads_variables = !read.empty();
   const std::string family_name(family::to_string(runtime.family));
+  // Who ignores the variables: a family that never reads them, or an upstream release before they came.
+  const std::string reader =
+      facts && !facts->cc_variables.empty() && runtime.release
+          ? fmt::format("{} ZLUDA release {} (they are read since {})", family_name, *runtime.release, facts->cc_variables_since)
+          : fmt::format("{} ZLUDA", family_name);
   // Upstream's default changed at v7-preview.8 (8.8 before, 8.5 after): the release decides where known.
   const std::string default_cc = facts ? family::default_cc(*facts, runtime.release) : std::string();
   ComputeCapability cc;
-  if (auto user = user_cc_setting(options, base)) {
-    const auto& [name, value] = *user;
+  const platform::Environment seen = as_the_program_sees(options, base);
+  if (auto user = user_cc_setting(options, seen)) {
+    const auto& [name, value, parsed] = *user;
     if (options.zluda_cc && !(name == "ZLUDA_CC" && value == *options.zluda_cc)) {
-      return fail(ErrorKind::usage, fmt::format("--zluda-cc {} conflicts with your {}={}", *options.zluda_cc, name, value),
+      return fail(ErrorKind::usage,
+                  fmt::format("--zluda-cc {} conflicts with your {}={}{}", *options.zluda_cc, name, value, value.empty() ? " (set, empty)" : ""),
                   fmt::format("zcuda never overrides your own {}: unset it, or leave out --zluda-cc.", name));
     }
     cc.source = "user";
     if (!reads_variables) {
       cc.value = default_cc;
-      cc.why = fmt::format("your {}={} is not read by {} ZLUDA, which always reports {}", name, value, family_name, default_cc);
+      cc.why = fmt::format("your {}={} is not read by {}, which always reports {}", name, value, reader, default_cc);
+    } else if (!parsed) {
+      cc.value = facts ? std::optional<std::string>(default_cc) : std::nullopt;
+      cc.why = fmt::format("your {}=\"{}\" is not a compute capability: ZLUDA reads it, falls back to its default{}", name, value,
+                           name == "ZLUDA_CC" && lookup(seen, "ZLUDA_SM", options.os) ? " and does not read your ZLUDA_SM" : "");
     } else {
-      cc.value = value;
+      cc.value = fmt::format("{}.{}", parsed->first, parsed->second);
       cc.why = fmt::format("your {}={}{}", name, value, facts ? "" : " (if this ZLUDA reads it: its family is unknown)");
     }
     return cc;
@@ -178,14 +192,18 @@ Result<ComputeCapability> choose_compute_capability(const Options& options, cons
     cc.source = "--zluda-cc";
     cc.value = reads_variables ? *options.zluda_cc : default_cc;
     cc.why = reads_variables ? options.zluda_cc_from.value_or("--zluda-cc") + " sets ZLUDA_CC"
-                             : fmt::format("--zluda-cc sets ZLUDA_CC, which {} ZLUDA does not read: it always reports {}", family_name, default_cc);
+                             : fmt::format("{} sets ZLUDA_CC, which {} does not read: it always reports {}",
+                                           options.zluda_cc_from.value_or("--zluda-cc"), reader, default_cc);
     return cc;
   }
   if (facts) {
     cc.source = "family default";
     cc.value = default_cc;
-    cc.why = fmt::format("{} ZLUDA's own default{} (zcuda sets no ZLUDA_CC; --zluda-cc sets one)", family_name,
-                         runtime.release ? fmt::format(" in release {}", *runtime.release) : std::string());
+    cc.why =
+        fmt::format("{} ZLUDA's own default{} (zcuda sets no ZLUDA_CC{})", family_name,
+                    runtime.release ? fmt::format(" in release {}", *runtime.release) : std::string(),
+                    reads_variables ? "; --zluda-cc sets one" : fmt::format("; this release reads none, they came in {}", facts->cc_variables_since));
+    if (facts->cc_variables.empty()) cc.why = fmt::format("{} ZLUDA's own default (it reads no variable that changes it)", family_name);
     return cc;
   }
   cc.source = "unknown";

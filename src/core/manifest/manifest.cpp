@@ -305,7 +305,9 @@ Status check_set(const std::vector<Artifact>& artifacts, const Checker& check) {
       const auto& b = artifacts[j];
       std::string path = fmt::format("artifacts[{}]", j);
       if (a.id == b.id) return check.error(path + ".id", fmt::format("\"{}\" is already the id of artifacts[{}]", b.id, i));
-      if (a.component == b.component && a.version == b.version && a.sha256 != b.sha256) {
+      // One release's archives for two OSes share a version name (upstream's v6 for Windows and
+      // Linux); a machine installs its own OS's, so only entries one OS could install conflict.
+      if (a.component == b.component && a.version == b.version && a.sha256 != b.sha256 && os_overlap(a.os, b.os)) {
         return check.error(path + ".version",
                            fmt::format("artifacts[{}] installs {} {} from other bytes; one folder cannot hold both", i, b.component, b.version));
       }

@@ -50,6 +50,30 @@ TEST(ReportedCc, UpstreamReadsZludaCcThenZludaSmElseItsDefault) {
   EXPECT_NE(lsh.ignored->find("does not read it"), std::string::npos);
 }
 
+// zluda_common/src/constants.rs: std::env::var("ZLUDA_CC").or_else(ZLUDA_SM) falls through only
+// when ZLUDA_CC is absent, so an empty ZLUDA_CC gives the default and ZLUDA_SM goes unread.
+TEST(ReportedCc, AnEmptyZludaCcStopsZludaSmBeingRead) {
+  const auto os = platform::Os::linux;
+  auto empty = reported_cc(family::Family::upstream, std::nullopt, {{"ZLUDA_CC", ""}, {"ZLUDA_SM", "7.5"}}, os);
+  EXPECT_EQ(empty.text(), "8.5");
+  ASSERT_TRUE(empty.ignored);
+  EXPECT_NE(empty.ignored->find("does not read ZLUDA_SM"), std::string::npos) << *empty.ignored;
+  EXPECT_EQ(reported_cc(family::Family::upstream, std::nullopt, {{"ZLUDA_CC", "8.6.1"}}, os).text(), "8.6");  // the rest is ignored
+}
+
+// Releases before v6-preview.63 (vosen/ZLUDA#620, e0703209) read neither variable: 8.8, fixed.
+TEST(ReportedCc, ReleasesBeforeTheVariablesCameReportAFixed88) {
+  const auto os = platform::Os::linux;
+  auto old = reported_cc(family::Family::upstream, "v6-preview.62", {{"ZLUDA_CC", "7.5"}}, os);
+  EXPECT_EQ(old.text(), "8.8");
+  EXPECT_TRUE(old.variables.empty());
+  ASSERT_TRUE(old.ignored);
+  EXPECT_NE(old.ignored->find("v6-preview.63"), std::string::npos) << *old.ignored;
+  auto first = reported_cc(family::Family::upstream, "v6-preview.63", {{"ZLUDA_CC", "7.5"}}, os);
+  EXPECT_EQ(first.text(), "7.5");
+  EXPECT_EQ(first.from, "ZLUDA_CC=7.5");
+}
+
 struct LlamaTree {
   TempDir dir;
   Match match;
@@ -79,11 +103,26 @@ TEST(FatbinCheck, PassesWithPtxAtOrBelowTheReportedCapability) {
   auto r = checked(tree, {});
   EXPECT_EQ(r.check, Check::fatbin);
   EXPECT_EQ(r.status, CheckStatus::pass) << r.reason;
-  EXPECT_EQ(r.facts["ptx_used"], "compute_75");
+  // Upstream takes the last PTX of the fat binary that parses, not the one that fits 8.5.
+  EXPECT_EQ(r.facts["ptx_used"], "compute_89");
+  EXPECT_NE(r.reason.find("compiles compute_89"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("higher architecture"), std::string::npos) << r.reason;
   EXPECT_EQ(r.facts["compute_capability"], "8.5");
   EXPECT_EQ(r.facts["targets"].size(), 3u);
   auto higher = checked(tree, {{"ZLUDA_CC", "9.0"}});
-  EXPECT_EQ(higher.facts["ptx_used"], "compute_89");  // CUDA's rule: the highest that fits
+  EXPECT_EQ(higher.facts["ptx_used"], "compute_89");
+  EXPECT_EQ(higher.reason.find("higher architecture"), std::string::npos) << higher.reason;
+}
+
+// zluda/src/impl/module.rs get_best_ptx_and_compile: each fat binary's PTX in reverse order, the
+// first that parses; file order decides, not the architecture.
+TEST(FatbinCheck, PtxUsedIsTheLastPtxOfEachFatBinary) {
+  LlamaTree tree(test::fatbin_with({{1, 75, false, ".target sm_75"}, {1, 86, false, ".target sm_86"}}) +
+                 test::fatbin_with({{1, 80, false, ".target sm_80"}, {1, 61, false, ".target sm_61"}, {2, 86, false, "cubin"}}));
+  auto r = checked(tree, {});
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.reason;
+  EXPECT_EQ(r.facts["ptx_used"], "compute_61, compute_86");
+  EXPECT_EQ(r.facts["images"], 5);
 }
 
 TEST(FatbinCheck, FailsWithOnlyHigherPtxOrCubinsAndSaysWhatToDo) {

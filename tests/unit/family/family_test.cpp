@@ -240,6 +240,14 @@ TEST(FamilyFacts, ComputeCapabilityAndVariablesComeFromEachFamilysSource) {
   EXPECT_EQ(lsh->default_cc, "8.8");  // zluda/src/impl/device.rs
   EXPECT_TRUE(lsh->cc_variables.empty());
   EXPECT_EQ(lsh->app_copies.at("cublas.dll"), "cublas64_11.dll");
+  // Read at vosen/ZLUDA 8a7931be and lshqqytiger/ZLUDA 5e717459 (docs/families.md).
+  auto has = [](const std::vector<std::string>& list, std::string_view name) { return std::ranges::find(list, name) != list.end(); };
+  EXPECT_FALSE(has(up->variables, "ZLUDA_ML_LIB")) << "set by zluda.exe --zluda-trace, read by nothing";
+  EXPECT_TRUE(has(up->variables, "ZLUDA_NVML_LIB"));
+  EXPECT_TRUE(has(up->variables, "HIP_PATH"));                 // zluda_windows/src/lib.rs try_load_from_hip_path
+  EXPECT_TRUE(has(up->variables, "CUDA_PATH"));                // zluda_inject/src/bin.rs
+  EXPECT_TRUE(has(up->serves, "nvapi64.dll"));                 // zluda_windows/src/lib.rs LIBRARIES, #651
+  EXPECT_TRUE(has(lsh->variables, "ZLUDA_WAVE64_SLOW_MODE"));  // zluda/src/impl/device.rs
   EXPECT_EQ(lsh->app_copies.at("nvrtc.dll"), "nvrtc64_112_0.dll");
   EXPECT_FALSE(facts(Family::unknown));
 
@@ -247,8 +255,24 @@ TEST(FamilyFacts, ComputeCapabilityAndVariablesComeFromEachFamilysSource) {
     if (name == "ZLUDA_SM") return std::string("7.5");
     return std::nullopt;
   };
-  EXPECT_EQ(user_cc_variable(*up, env), "ZLUDA_SM");
-  EXPECT_FALSE(user_cc_variable(*lsh, env));
+  EXPECT_EQ(cc_setting_read(up->cc_variables, env)->variable, "ZLUDA_SM");
+  EXPECT_FALSE(cc_setting_read(lsh->cc_variables, env));
+  // An empty ZLUDA_CC is read (and gives the default): ZLUDA_SM is not (zluda_common/src/constants.rs).
+  auto empty_cc = [](std::string_view name) -> std::optional<std::string> { return std::string(name == "ZLUDA_CC" ? "" : "7.5"); };
+  auto read = cc_setting_read(up->cc_variables, empty_cc);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->variable, "ZLUDA_CC");
+  EXPECT_FALSE(read->parsed);
+  EXPECT_EQ(parse_cc("8.6.1"), (std::pair{8, 6}));
+  EXPECT_EQ(parse_cc("7"), (std::pair{7, 0}));
+  EXPECT_FALSE(parse_cc(""));
+  // Upstream before v6-preview.63 (vosen/ZLUDA#620, e0703209) reads neither.
+  EXPECT_EQ(up->cc_variables_since, "v6-preview.63");
+  EXPECT_TRUE(cc_variables_read(*up, "v6-preview.62").empty());
+  EXPECT_EQ(cc_variables_read(*up, "v6-preview.63"), up->cc_variables);
+  EXPECT_EQ(cc_variables_read(*up, "v6"), up->cc_variables);
+  EXPECT_EQ(cc_variables_read(*up, std::nullopt), up->cc_variables);
+  EXPECT_TRUE(cc_variables_read(*lsh, std::nullopt).empty());
 }
 
 TEST(FamilyFacts, UpstreamsDefaultFollowsTheRelease) {
@@ -286,6 +310,9 @@ TEST(FamilyFacts, ReleaseCommitsAreWellFormed) {
     EXPECT_TRUE(release_before(release, "v8")) << release << " is not a release name";
   }
   EXPECT_EQ(up->release_commits.at("3fe12063f4b864f39376718bb212c6b80a55cab3"), "v6");  // v6 and v6-preview.79's commit
+  // Released after the clone read (8a7931be); the commits public projects pin for them.
+  EXPECT_EQ(up->release_commits.at("9c8b43f242985150f86a7f485218b7b82c3e96ca"), "v7-preview.10");
+  EXPECT_EQ(up->release_commits.at("ee2f25a180099fa42f36b2346732e1f2470a03ad"), "v7-preview.11");
   EXPECT_TRUE(facts(Family::lshqqytiger)->release_commits.empty());
 }
 

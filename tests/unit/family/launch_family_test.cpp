@@ -136,6 +136,55 @@ TEST_F(LaunchFamily, TheUsersOwnVariablesAreNeverOverridden) {
   EXPECT_EQ(by_env->compute_capability.source, "user");
 }
 
+// zluda_common/src/constants.rs: ZLUDA_CC, else ZLUDA_SM only when ZLUDA_CC is absent; an empty
+// ZLUDA_CC is read, does not parse, and gives the default.
+TEST_F(LaunchFamily, AnEmptyZludaCcGivesTheDefaultAndZludaSmGoesUnread) {
+  auto plan = prepare_launch(options(upstream), {{"ZLUDA_CC", ""}, {"ZLUDA_SM", "7.5"}});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->compute_capability.value, family::facts(family::Family::upstream)->default_cc);
+  EXPECT_EQ(plan->compute_capability.source, "user");
+  EXPECT_NE(plan->compute_capability.why.find("does not read your ZLUDA_SM"), std::string::npos) << plan->compute_capability.why;
+  EXPECT_FALSE(sets(*plan, "ZLUDA_CC"));
+  // --zluda-cc would replace the user's (empty) ZLUDA_CC: refused.
+  auto o = options(upstream);
+  o.zluda_cc = "8.6";
+  auto refused = prepare_launch(o, {{"ZLUDA_CC", ""}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::usage);
+}
+
+// Upstream's driver before v6-preview.63 (vosen/ZLUDA#620, e0703209) reads no variable and
+// reports 8.8; the release comes from the commit the driver embeds (release_commits).
+TEST_F(LaunchFamily, ReleasesBeforeV6Preview63ReadNoVariable) {
+  auto with_commit = [&](const char* commit) {
+    fs::remove_all(upstream);
+    family::make_upstream(upstream, false);
+    std::ofstream(upstream / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtin" << commit << "gfx1100";
+  };
+  with_commit("dcc6bb8fdad2add9e33f8d5206560379ee07a3af");  // v6-preview.62
+  auto o = options(upstream);
+  o.zluda_cc = "8.6";
+  auto old = prepare_launch(o, {});
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_EQ(old->runtime_family.release, "v6-preview.62");
+  EXPECT_EQ(old->compute_capability.value, "8.8");
+  EXPECT_NE(old->compute_capability.why.find("does not read"), std::string::npos) << old->compute_capability.why;
+  EXPECT_NE(old->compute_capability.why.find("v6-preview.63"), std::string::npos) << old->compute_capability.why;
+  auto user = prepare_launch(options(upstream), {{"ZLUDA_SM", "7.5"}});
+  ASSERT_TRUE(user) << user.error().message;
+  EXPECT_EQ(user->compute_capability.value, "8.8");
+  auto plain = prepare_launch(options(upstream), {});
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_NE(plain->compute_capability.why.find("reads none"), std::string::npos) << plain->compute_capability.why;
+
+  with_commit("e07032098bdd3de8ec31ffd1ed5cdf96d55caae8");  // v6-preview.63
+  auto first = prepare_launch(o, {});
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->runtime_family.release, "v6-preview.63");
+  EXPECT_EQ(first->compute_capability.value, "8.6");
+  EXPECT_EQ(first->compute_capability.source, "--zluda-cc");
+}
+
 // An lshqqytiger cuBLAS copied into the program's folder (as ComfyUI-Zluda does) and upstream's
 // runtime: refused before anything starts, with exit code 14; the matching family launches.
 TEST_F(LaunchFamily, AProgramFolderOfTheOtherFamilyIsRefused) {
@@ -395,6 +444,26 @@ TEST_F(ReceiptRelease, AnAdoptedFolderKeepsTheReleaseItsCommitNamed) {
   RuntimeLocation elsewhere = **located;
   elsewhere.dir = pinned_dir;
   EXPECT_TRUE(recorded_install(elsewhere).files.empty());
+}
+
+// An adopted folder of v7-preview.10 or .11 (newer than the tags read) is identified by the commit
+// its driver embeds, and reports 8.5 (after #670).
+TEST_F(ReceiptRelease, AdoptedFoldersOfTheNewestPreviewsAreIdentified) {
+  for (const auto& [commit, release] : {std::pair{"9c8b43f242985150f86a7f485218b7b82c3e96ca", "v7-preview.10"},
+                                        std::pair{"ee2f25a180099fa42f36b2346732e1f2470a03ad", "v7-preview.11"}}) {
+    const fs::path app_zluda = dir.path() / release / "zluda";
+    family::make_upstream(app_zluda, true);
+    std::ofstream(app_zluda / "nvcuda.dll", std::ios::binary | std::ios::app) << "builtin" << commit << "gfx1100";
+    auto adopted = install::adopt(app_zluda, std::string("app-") + release, home_at(), Os::windows);
+    ASSERT_TRUE(adopted) << adopted.error().message;
+    EXPECT_EQ(adopted->identity.family, family::Family::upstream);
+    EXPECT_EQ(adopted->identity.release, release);
+    auto o = options(app_zluda);
+    auto plan = prepare_launch(o, {});
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_EQ(plan->runtime_family.release, release);
+    EXPECT_EQ(plan->compute_capability.value, "8.5");
+  }
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -100,7 +101,7 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
   windows.os = platform::Os::windows;
   auto plan = make_plan(m, windows, home);
   ASSERT_TRUE(plan) << plan.error().message;
-  ASSERT_EQ(plan->items.size(), 3u);
+  ASSERT_EQ(plan->items.size(), 4u);
   EXPECT_TRUE(plan->items[0].selected);
   EXPECT_FALSE(plan->items[1].selected);
   EXPECT_NE(plan->items[1].skip_reason.find("--channel latest"), std::string::npos);
@@ -130,17 +131,71 @@ TEST(InstallPlan, PicksByOsChannelAndOptional) {
   EXPECT_EQ(plan.error().kind, ErrorKind::usage);
 }
 
-TEST(InstallPlan, LinuxWithNothingPinnedSaysHowToProvideAManifest) {
+TEST(InstallPlan, LinuxStableIsUpstreamsV6AndLatestHasNothingPinned) {
   test::TempDir dir;
   home::Home home{dir.path(), dir / "c", dir / "s", dir / "l", home::ChosenBy::flag};
   Selection linux;
   linux.os = platform::Os::linux;
   auto plan = make_plan(manifest::load_embedded().value(), linux, home);
-  ASSERT_FALSE(plan);
-  EXPECT_EQ(plan.error().kind, ErrorKind::unsupported);
-  EXPECT_EQ(plan.error().message, "No linux artifact is pinned in the built-in manifest yet");
-  EXPECT_NE(plan.error().hint.find("--manifest FILE"), std::string::npos);
-  EXPECT_NE(plan.error().hint.find("--os windows"), std::string::npos);
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::vector<std::string> selected;
+  for (const auto& item : plan->items) {
+    if (item.selected) selected.push_back(item.artifact.id);
+  }
+  EXPECT_EQ(selected, std::vector<std::string>{"zluda-v6-linux"});
+
+  // v7-preview.10's Linux archive has no digest from any source: nothing for --channel latest.
+  linux.channel = manifest::Channel::latest;
+  auto latest = make_plan(manifest::load_embedded().value(), linux, home);
+  ASSERT_TRUE(latest) << latest.error().message;
+  for (const auto& item : latest->items) EXPECT_FALSE(item.selected) << item.artifact.id;
+}
+
+// Upstream's Linux archive as xtask packs it (vosen/ZLUDA@3fe12063 xtask/src/main.rs zip():
+// tar entries zluda/<lib file>, and each crate's [package.metadata.zluda] linux_symlinks as
+// symbolic links, relative to the link's folder). A stand-in with that layout, pinned without a
+// size as the real one is, installs with its links working.
+TEST(Install, UpstreamsLinuxLayoutWithItsLinksInstalls) {
+  test::TempDir dir;
+  home::Home home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
+  const fs::path archive = dir / "src" / "zluda-linux-3fe12063.tar.gz";
+  fs::create_directories(archive.parent_path());
+  test::write_archive(archive, test::ArchiveType::tar_gz,
+                      {test::file("zluda/libnvcuda.so", "driver", 0755), test::symlink("zluda/libcuda.so", "libnvcuda.so"),
+                       test::symlink("zluda/libcuda.so.1", "libnvcuda.so"), test::file("zluda/libnvml.so", "nvml", 0755),
+                       test::symlink("zluda/libnvidia-ml.so.1", "libnvml.so"), test::file("zluda/libzluda_ld.so", "audit", 0755),
+                       test::symlink("zluda/zluda_ld", "libzluda_ld.so"), test::symlink("zluda/trace/zluda_ld", "../libzluda_ld.so"),
+                       test::file("zluda/libzluda_trace.so", "trace", 0755), test::symlink("zluda/trace/libcuda.so.1", "../libzluda_trace.so"),
+                       test::symlink("zluda/trace_nvidia/libcuda.so.1", "../libzluda_trace.so")});
+  auto shipped = manifest::load_embedded().value();
+  const auto pinned = std::find_if(shipped.artifacts.begin(), shipped.artifacts.end(), [](const auto& a) { return a.id == "zluda-v6-linux"; });
+  ASSERT_NE(pinned, shipped.artifacts.end());
+  json entry = {{"id", "zluda-v6-linux"},
+                {"component", "zluda"},
+                {"version", "v6"},
+                {"os", "any"},
+                {"url", test::file_url(archive)},
+                {"sha256", sha256_file(archive).value()},
+                {"archive", "tar.gz"},
+                {"root", pinned->root.value_or("")},
+                {"license", "MIT"},
+                {"expected_files", pinned->expected_files}};
+  auto plan = make_plan(manifest::parse(json{{"schema", 1}, {"artifacts", {entry}}}.dump(), "test").value(), Selection{}, home);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const auto& outcome = only_outcome(run(*plan, home, Options{}));
+  ASSERT_EQ(outcome.state, State::installed) << (outcome.error ? outcome.error->message : "");
+  const fs::path v6 = home.root / "installs" / "zluda" / "v6";
+  EXPECT_EQ(test::read_file(v6 / "libcuda.so.1"), "driver");
+  EXPECT_EQ(test::read_file(v6 / "trace" / "libcuda.so.1"), "trace");
+  EXPECT_EQ(test::read_file(v6 / "trace_nvidia" / "libcuda.so.1"), "trace");
+  EXPECT_EQ(test::read_file(v6 / "zluda_ld"), "audit");
+#ifndef _WIN32
+  EXPECT_EQ(fs::read_symlink(v6 / "libcuda.so.1"), "libnvcuda.so");
+  EXPECT_EQ(fs::read_symlink(v6 / "trace" / "zluda_ld"), "../libzluda_ld.so");
+#endif
+  // The receipt covers the links: a second run finds the install intact and fetches nothing.
+  const auto& again = only_outcome(run(*plan, home, Options{}));
+  EXPECT_EQ(again.state, State::already_installed) << again.reason;
 }
 
 TEST(Install, InstallsWithReceiptAndPointerThenRerunFetchesNothing) {

@@ -127,10 +127,14 @@ TEST(Manifest, ConflictingEntriesAreRefused) {
 
   auto same_folder = valid_entry();
   same_folder["id"] = "other";
-  same_folder["os"] = "linux";
+  same_folder["os"] = "any";
   same_folder["sha256"] = std::string(64, 'b');
   EXPECT_NE(error_of(with_entries({a, same_folder})).find("artifacts[1].version: artifacts[0] installs zluda v1 from other bytes"),
             std::string::npos);
+  // One release for two OSes (upstream's v6 for Windows and Linux): each machine installs its own.
+  auto other_os = same_folder;
+  other_os["os"] = "linux";
+  EXPECT_EQ(error_of(with_entries({a, other_os})), "(accepted)");
 
   auto ambiguous = valid_entry();
   ambiguous["id"] = "other";
@@ -147,7 +151,7 @@ TEST(Manifest, EmbeddedManifestIsThePinnedSet) {
   EXPECT_FALSE(embedded::find("nope.json").has_value());
   auto m = load_embedded();
   ASSERT_TRUE(m) << m.error().message;
-  ASSERT_EQ(m->artifacts.size(), 3u);
+  ASSERT_EQ(m->artifacts.size(), 4u);
   const auto& stable = m->artifacts[0];
   // Upstream's v6 release (v6-preview.79): digest and size as public projects pinning it give them.
   EXPECT_EQ(stable.version, "v6");
@@ -164,6 +168,15 @@ TEST(Manifest, EmbeddedManifestIsThePinnedSet) {
   EXPECT_TRUE(libtorch.optional);
   EXPECT_EQ(libtorch.size, 2660890386u);
   EXPECT_EQ(libtorch.sha256, "e7d57ee5052996e1a9aaead5ecc3c491ba7c0db21316fb1fa8a4a8136005c6cc");
+  // Upstream's v6 for Linux: deeplearning4j libnd4j/cmake/Dependencies.cmake @02e3fb79; no size is published.
+  const auto& linux_stable = m->artifacts[3];
+  EXPECT_EQ(linux_stable.os, TargetOs::linux);
+  EXPECT_EQ(linux_stable.version, "v6");
+  EXPECT_EQ(linux_stable.channel, Channel::stable);
+  EXPECT_EQ(linux_stable.url, "https://github.com/vosen/ZLUDA/releases/download/v6/zluda-linux-3fe12063.tar.gz");
+  EXPECT_EQ(linux_stable.sha256, "d9fd9893abaf3206c56d3eb25f0475c6327aa8de8e77f21be8a24f275556c3e1");
+  EXPECT_FALSE(linux_stable.size.has_value()) << "no source publishes its size; none may be invented";
+  EXPECT_EQ(linux_stable.archive, ArchiveKind::tar_gz);
   EXPECT_EQ(libtorch.root, "libtorch");
   EXPECT_EQ(libtorch.file_name, "libtorch-win-shared-with-deps-2.3.0+cu118.zip");
 }
