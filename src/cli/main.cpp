@@ -107,7 +107,11 @@ int main(int argc, char** argv) {
   cli::Context context;
   CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};
   app.name("zcuda");
-  app.set_version_flag("--version", [&context] { return cli::version_line(context.options.home); });
+  // Runs while parsing, before option callbacks: --home is read from its raw result.
+  app.set_version_flag("--version", [&app] {
+    const CLI::Option* home = app.get_option("--home");
+    return cli::version_line(home->count() > 0 ? std::optional(path_from_utf8(home->results().front())) : std::nullopt);
+  });
   app.require_subcommand(1);
   // "/path" is a path on every platform, not an option (CLI11 reads "/x" as one on Windows).
   app.allow_windows_style_options(false);

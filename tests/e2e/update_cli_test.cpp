@@ -23,19 +23,22 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kNewPin = "zluda-v6-knowledge-test-windows";
+constexpr const char* kNewPin = "zluda-v7-knowledge-test-windows";
 
-// The compiled-in knowledge files, with one more pinned ZLUDA release in artifacts.json.
+// The compiled-in knowledge files, with the "latest" channel's ZLUDA pin replaced by a newer
+// release (a made-up one: the test bundle is never published).
 std::map<std::string, std::string> files_with_new_pin(const std::string& id = kNewPin) {
   std::map<std::string, std::string> files;
   for (const auto& f : embedded::files()) {
     if (f.name != knowledge::kIndexName) files[std::string(f.name)] = std::string(f.content);
   }
   json artifacts = json::parse(files.at("artifacts.json"));
-  json pin = artifacts["artifacts"][0];
-  pin["id"] = id;
-  pin["version"] = "v6-knowledge-test";
-  artifacts["artifacts"].push_back(pin);
+  for (auto& pin : artifacts["artifacts"]) {
+    if (pin.value("component", "") == "zluda" && pin.value("channel", "") == "latest" && pin.value("os", "") == "windows") {
+      pin["id"] = id;
+      pin["version"] = "v7-knowledge-test";
+    }
+  }
   files["artifacts.json"] = artifacts.dump(2);
   return files;
 }
@@ -69,7 +72,7 @@ class UpdateCli : public ::testing::Test {
 };
 
 TEST_F(UpdateCli, FromAFolderAddsAPinnedReleaseThatInstallListShows) {
-  const auto before = zcuda({"--json", "install", "--list", "--os", "windows"});
+  const auto before = zcuda({"--json", "install", "--list", "--os", "windows", "--channel", "latest"});
   ASSERT_EQ(before.exit_code, 0) << before.err;
   EXPECT_EQ(before.out.find(kNewPin), std::string::npos);
 
@@ -79,7 +82,7 @@ TEST_F(UpdateCli, FromAFolderAddsAPinnedReleaseThatInstallListShows) {
   EXPECT_NE(r.out.find(std::string("added pin: ") + kNewPin), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(knowledge() / std::to_string(bundle_.version) / "index.json"));
 
-  const auto after = zcuda({"--json", "install", "--list", "--os", "windows"});
+  const auto after = zcuda({"--json", "install", "--list", "--os", "windows", "--channel", "latest"});
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_NE(after.out.find(kNewPin), std::string::npos) << after.out;
   EXPECT_EQ(version_in_use(), bundle_.version);
@@ -118,6 +121,7 @@ class UpdateAttacks : public UpdateCli {
  protected:
   void SetUp() override {
     UpdateCli::SetUp();
+    fs::create_directories(work_.path() / "tls");
     tls_ = make_self_signed_cert(work_.path() / "tls");
     server_ = std::make_unique<HttpServer>(tls_);
   }
@@ -188,7 +192,7 @@ TEST_F(UpdateAttacks, AnExpiredIndexIsRefusedAndSaysHowOld) {
 
 TEST_F(UpdateAttacks, AFileFromAnotherBundleIsRefused) {
   publish(bundle_, keys_);
-  serve("artifacts.json", files_with_new_pin("zluda-v6-other-windows").at("artifacts.json"));
+  serve("artifacts.json", files_with_new_pin("zluda-v7-other-windows").at("artifacts.json"));
   expect_refused(update(), 19, "artifacts.json");
 }
 
@@ -232,7 +236,7 @@ TEST_F(UpdateCli, AKillAtAnyStepLeavesTheOldOrTheNewBundle) {
   ASSERT_EQ(zcuda({"update", "--from", (work_.path() / "old").string()}).exit_code, 0);
   TestBundle newer = bundle_;
   newer.version = bundle_.version + 1;
-  newer.files = files_with_new_pin("zluda-v6-newer-windows");
+  newer.files = files_with_new_pin("zluda-v7-newer-windows");
   write_bundle(work_.path() / "new", newer, keys_);
   for (const char* step : {"knowledge-staged", "knowledge-renamed", "knowledge-pointer-written"}) {
     SCOPED_TRACE(step);
@@ -246,8 +250,8 @@ TEST_F(UpdateCli, AKillAtAnyStepLeavesTheOldOrTheNewBundle) {
     p.wait();
     const auto in_use = version_in_use();
     EXPECT_EQ(in_use, std::string(step) == "knowledge-pointer-written" ? newer.version : bundle_.version);
-    const auto list = zcuda({"--json", "install", "--list", "--os", "windows"});
-    EXPECT_EQ(list.out.find("zluda-v6-newer-windows") != std::string::npos, in_use == newer.version) << list.out;
+    const auto list = zcuda({"--json", "install", "--list", "--os", "windows", "--channel", "latest"});
+    EXPECT_EQ(list.out.find("zluda-v7-newer-windows") != std::string::npos, in_use == newer.version) << list.out;
     if (in_use == newer.version) {
       // Back to the old one for the next step.
       fs::remove_all(knowledge() / std::to_string(newer.version));
