@@ -116,6 +116,30 @@ TEST_F(UpdateCli, WithoutAFeedSaysHowToNameOne) {
   EXPECT_NE(r.err.find("--from"), std::string::npos) << r.err;
 }
 
+// An installed bundle long past its expiry is still used (the newest valid one), with a warning
+// from every command, and detect says so as a finding.
+TEST_F(UpdateCli, AStaleBundleIsUsedAndDetectWarns) {
+  bundle_.published = knowledge::now() - std::chrono::days(120);
+  bundle_.expires = knowledge::now() - std::chrono::days(61) - std::chrono::hours(1);
+  write_bundle(knowledge() / std::to_string(bundle_.version), bundle_, keys_);
+  write_text(knowledge() / "current", std::to_string(bundle_.version) + "\n");
+  const auto version = zcuda({"--json", "version"});
+  ASSERT_EQ(version.exit_code, 0) << version.err;
+  const auto k = json::parse(version.out)["knowledge"];
+  EXPECT_EQ(k["version"].get<std::uint64_t>(), bundle_.version);
+  EXPECT_TRUE(k["expired"].get<bool>());
+  EXPECT_NE(version.err.find("expired 61 days ago"), std::string::npos) << version.err;
+
+  TempDir root;
+  const auto detect = zcuda({"--json", "detect", "--root", root.path().string()});
+  ASSERT_EQ(detect.exit_code, 0) << detect.err;
+  const auto out = json::parse(detect.out);
+  EXPECT_EQ(out["knowledge"]["version"].get<std::uint64_t>(), bundle_.version);
+  bool warned = false;
+  for (const auto& f : out["findings"]) warned = warned || f["code"] == "knowledge-stale";
+  EXPECT_TRUE(warned) << detect.out;
+}
+
 // A loopback HTTPS feed under /feed/; each test breaks it one way.
 class UpdateAttacks : public UpdateCli {
  protected:

@@ -73,7 +73,7 @@ Status install(const UpdateOptions& options, const Index& index, const std::stri
   if (!lock) return std::unexpected(lock.error());
   // Leftovers of an update that was killed: never in use, so safe to drop.
   for (const auto& entry : fs::directory_iterator(options.folder, ec)) {
-    if (entry.path().filename().string().starts_with(".staging-")) fs::remove_all(entry.path(), ec);
+    if (path_to_utf8(entry.path().filename()).starts_with(".staging-")) fs::remove_all(entry.path(), ec);
   }
   const fs::path staging = options.folder / (".staging-" + time_ordered_name());
   fs::create_directories(staging, ec);

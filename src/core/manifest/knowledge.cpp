@@ -1,6 +1,7 @@
 // Choosing the knowledge bundle in use: lazily, on the first use of a knowledge file.
 #include <zcuda/manifest/knowledge.hpp>
 
+#include <algorithm>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -91,12 +92,24 @@ Bundle load(const std::optional<std::filesystem::path>& path, Time at) {
     return fallback;
   }
   auto installed = load_installed(*path, *pointer, at);
-  if (!installed) {
-    fallback.warnings.push_back(fmt::format("Installed knowledge bundle {} is not used: {}; using the compiled-in bundle {}", *pointer,
-                                            installed.error().message, fallback.index.version));
-    return fallback;
+  if (installed) return std::move(*installed);
+  const std::string why = fmt::format("Installed knowledge bundle {} is not used: {}", *pointer, installed.error().message);
+  // The newest valid bundle then: an older installed one, as long as it is newer than the compiled-in.
+  std::vector<std::uint64_t> older;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(*path, ec)) {
+    const auto number = whole_number<std::uint64_t>(path_to_utf8(entry.path().filename()));
+    if (number && *number<*pointer&& * number> fallback.index.version) older.push_back(*number);
   }
-  return std::move(*installed);
+  std::sort(older.rbegin(), older.rend());
+  for (const auto candidate : older) {
+    if (auto earlier = load_installed(*path, candidate, at)) {
+      earlier->warnings.insert(earlier->warnings.begin(), fmt::format("{}; using installed bundle {}", why, candidate));
+      return std::move(*earlier);
+    }
+  }
+  fallback.warnings.push_back(fmt::format("{}; using the compiled-in bundle {}", why, fallback.index.version));
+  return fallback;
 }
 
 const Bundle& active() {

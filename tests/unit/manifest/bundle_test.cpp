@@ -249,5 +249,18 @@ TEST_F(ActiveInstalled, ATamperedOneFallsBackToTheCompiledIn) {
   EXPECT_EQ(b.warnings.size(), 1u);
 }
 
+TEST_F(ActiveInstalled, ADamagedCurrentOneFallsBackToTheNewestValidInstalledOne) {
+  install_by_hand(dir.path(), bundle, keys);
+  TestBundle newer = bundle;
+  newer.version = bundle.version + 1;
+  install_by_hand(dir.path(), newer, keys);
+  std::filesystem::remove(dir.path() / std::to_string(newer.version) / "index.json.sig");
+  const Bundle b = load(dir.path(), now());
+  EXPECT_FALSE(b.compiled_in);
+  EXPECT_EQ(b.index.version, bundle.version);
+  ASSERT_FALSE(b.warnings.empty());
+  EXPECT_NE(b.warnings[0].find(std::to_string(newer.version)), std::string::npos) << b.warnings[0];
+}
+
 }  // namespace
 }  // namespace zcuda::knowledge
