@@ -9,7 +9,7 @@
 //                                      kill it exactly there. Steps: locked, fetched, extracting,
 //                                      extracted, renamed, receipt-written, pointer-written,
 //                                      remove-renamed; a stage at stage-journaled (its journal
-//                                      written, nothing placed yet)
+//                                      written, nothing placed yet); an update at knowledge-staged, knowledge-renamed, knowledge-pointer-written
 //   ZCUDA_TEST_PAUSE_SECONDS=<n>       resume after n seconds instead of an hour
 //   ZCUDA_TEST_CRASH_AFTER_STEP=<n>    stage and unstage exit at once (std::_Exit(99), no clean-up,
 //                                      as if killed) at the n-th change to the folder or journal
