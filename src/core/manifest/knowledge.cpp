@@ -26,8 +26,10 @@ std::string trimmed(std::string text) {
   return text;
 }
 
-// The installed bundle <folder>/<version>, checked; an error says why it is not used.
-Result<Bundle> load_installed(const std::filesystem::path& folder, std::uint64_t version_number, Time at) {
+// The installed bundle <folder>/<version>, checked; an error says why it is not used. Without
+// `read_files` the files' sizes are checked but their bytes are read only when asked for (find):
+// a command that reads one knowledge file does not read them all.
+Result<Bundle> load_installed(const std::filesystem::path& folder, std::uint64_t version_number, Time at, bool read_files) {
   const auto dir = folder / std::to_string(version_number);
   auto index_text = platform::read_file(dir / kIndexName, kMaxIndexBytes);
   if (!index_text) return std::unexpected(index_text.error());
@@ -43,6 +45,16 @@ Result<Bundle> load_installed(const std::filesystem::path& folder, std::uint64_t
   bundle.compiled_in = false;
   bundle.location = dir;
   for (const auto& entry : index->files) {
+    if (!read_files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(dir / entry.name, ec);
+      if (ec || size != entry.size) {
+        return refuse(Refusal::mismatch, ErrorKind::integrity,
+                      ec ? fmt::format("{}: {}", path_to_utf8(dir / entry.name), ec.message())
+                         : fmt::format("{} has {} bytes; its index says {}", path_to_utf8(dir / entry.name), size, entry.size));
+      }
+      continue;
+    }
     auto content = platform::read_file(dir / entry.name, kMaxFileBytes);
     if (!content) return std::unexpected(content.error());
     // The digests were checked at install; a size check catches a torn or replaced file cheaply.
@@ -82,7 +94,9 @@ Bundle compiled_in() {
   return bundle;
 }
 
-Bundle load(const std::optional<std::filesystem::path>& path, Time at) {
+namespace {
+
+Bundle choose(const std::optional<std::filesystem::path>& path, Time at, bool read_files) {
   Bundle fallback = compiled_in();
   if (!path) return fallback;
   const auto pointer = read_pointer(*path);
@@ -91,7 +105,7 @@ Bundle load(const std::optional<std::filesystem::path>& path, Time at) {
     // Never older than the compiled-in bundle, whatever the pointer says.
     return fallback;
   }
-  auto installed = load_installed(*path, *pointer, at);
+  auto installed = load_installed(*path, *pointer, at, read_files);
   if (installed) return std::move(*installed);
   const std::string why = fmt::format("Installed knowledge bundle {} is not used: {}", *pointer, installed.error().message);
   // The newest valid bundle then: an older installed one, as long as it is newer than the compiled-in.
@@ -103,7 +117,7 @@ Bundle load(const std::optional<std::filesystem::path>& path, Time at) {
   }
   std::sort(older.rbegin(), older.rend());
   for (const auto candidate : older) {
-    if (auto earlier = load_installed(*path, candidate, at)) {
+    if (auto earlier = load_installed(*path, candidate, at, read_files)) {
       earlier->warnings.insert(earlier->warnings.begin(), fmt::format("{}; using installed bundle {}", why, candidate));
       return std::move(*earlier);
     }
@@ -112,9 +126,13 @@ Bundle load(const std::optional<std::filesystem::path>& path, Time at) {
   return fallback;
 }
 
+}  // namespace
+
+Bundle load(const std::optional<std::filesystem::path>& path, Time at) { return choose(path, at, true); }
+
 const Bundle& active() {
   static const Bundle bundle = [] {
-    Bundle chosen = load(folder(), now());
+    Bundle chosen = choose(folder(), now(), false);
     for (const auto& warning : chosen.warnings) spdlog::warn("{}", warning);
     return chosen;
   }();
@@ -124,7 +142,17 @@ const Bundle& active() {
 std::optional<std::string_view> find(std::string_view name) {
   const Bundle& bundle = active();
   if (!bundle.compiled_in) {
-    if (auto it = bundle.files.find(name); it != bundle.files.end()) return std::string_view(it->second);
+    if (const auto* entry = bundle.index.file(name)) {
+      // Read on first use and kept for the life of the process (callers keep the view).
+      static std::mutex mutex;
+      static std::map<std::string, std::string, std::less<>> read;
+      const std::lock_guard lock(mutex);
+      if (auto it = read.find(name); it != read.end()) return std::string_view(it->second);
+      auto content = platform::read_file(bundle.location / entry->name, kMaxFileBytes);
+      if (content && content->size() == entry->size) return std::string_view(read.emplace(entry->name, std::move(*content)).first->second);
+      spdlog::warn("{} changed since knowledge bundle {} was chosen; using the compiled-in copy", path_to_utf8(bundle.location / entry->name),
+                   bundle.index.version);
+    }
   }
   return embedded::find(name);
 }
