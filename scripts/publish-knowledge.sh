@@ -10,6 +10,9 @@
 #   publish-knowledge.sh build --signing-key SIGNING.pem --cert CERT.json --out DIR
 #                             [--manifests DIR] [--lifetime-days N] [--epoch SECONDS] [--min-zcuda X.Y.Z]
 #       DIR gets index.json, index.json.sig and the files: upload DIR's contents as the feed
+#   publish-knowledge.sh sign --signing-key SIGNING.pem --cert CERT.json --index INDEX.json --out INDEX.json.sig
+#       signs an index made elsewhere (the build signs the compiled-in bundle's this way when
+#       configured with ZCUDA_KNOWLEDGE_SIGNING_KEY and ZCUDA_KNOWLEDGE_SIGNING_CERT)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +28,19 @@ sign_hex() {  # KEY FILE
   openssl pkeyutl -sign -inkey "$1" -rawin -in "$2" | hex_of
 }
 valid_time() { [[ $1 =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]; }
+
+# Writes index.json.sig for INDEX: the certificate and the signing key's signature of INDEX's bytes.
+write_signature() {  # SIGNING_KEY CERT INDEX OUT
+  local key signature
+  key=$(public_hex "$1")
+  grep -q "\"public\": \"$key\"" "$2" || die "$2 does not vouch for the key in $1"
+  signature=$(sign_hex "$1" "$3")
+  {
+    printf '{\n  "signing_key": '
+    sed 's/^/  /' "$2" | sed '1s/^  //'
+    printf '  ,\n  "signature": "%s"\n}\n' "$signature"
+  } >"$4"
+}
 
 command=${1:-}
 shift || true
@@ -96,17 +112,26 @@ case "$command" in
     # The same index the build makes for the compiled-in bundle.
     cmake "-DFILES=$joined" "-DOUT_INDEX=$out/index.json" "-DMIN_ZCUDA=$min_zcuda" "-DEPOCH=$epoch" \
       "-DLIFETIME_DAYS=$lifetime" -P "$repo/cmake/knowledge_index.cmake" >/dev/null
-    signature=$(sign_hex "$signing_key" "$out/index.json")
-    {
-      printf '{\n  "signing_key": '
-      sed 's/^/  /' "$cert" | sed '1s/^  //'
-      printf '  ,\n  "signature": "%s"\n}\n' "$signature"
-    } >"$out/index.json.sig"
+    write_signature "$signing_key" "$cert" "$out/index.json" "$out/index.json.sig"
     version=$(sed -n 's/^  "version": \([0-9]*\).*/\1/p' "$out/index.json")
     echo "knowledge bundle $version (${#files[@]} files) signed in $out"
     ;;
+  sign)
+    signing_key="" cert="" index="" out=""
+    while [[ $# -gt 0 ]]; do
+      case "$1" in
+        --signing-key) signing_key=$2; shift 2 ;;
+        --cert) cert=$2; shift 2 ;;
+        --index) index=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        *) die "unknown option $1" ;;
+      esac
+    done
+    [[ -n $signing_key && -n $cert && -n $index && -n $out ]] || die "sign needs --signing-key, --cert, --index and --out"
+    write_signature "$signing_key" "$cert" "$index" "$out"
+    ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

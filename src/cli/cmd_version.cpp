@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/base/version.hpp>
+#include <zcuda/manifest/embedded.hpp>
 #include <zcuda/manifest/knowledge.hpp>
 
 #include "command.hpp"
@@ -20,7 +21,8 @@ CommandRun setup_version(CLI::App&) {
     out.json = {{"version", version()},
                 {"build", build_info()},
                 {"knowledge", knowledge::to_json(bundle)},
-                {"knowledge_compiled_in", knowledge::compiled_in_version()}};
+                {"knowledge_compiled_in", knowledge::compiled_in_version()},
+                {"knowledge_compiled_in_signed", embedded::find(knowledge::kSignatureName).has_value()}};
     out.text = fmt::format("zcuda {} ({})\nknowledge bundle {} ({}), expires {}{}\n", version(), build_info(), bundle.index.version,
                            bundle.compiled_in ? "compiled in" : "installed", knowledge::format_time(bundle.index.expires),
                            bundle.expired ? " (expired)" : "");

@@ -168,7 +168,7 @@ TEST(CompiledInBundle, IndexesEveryKnowledgeFileOfTheBuild) {
   EXPECT_TRUE(built.compiled_in);
   std::size_t checked = 0;
   for (const auto& file : embedded::files()) {
-    if (file.name == kIndexName) continue;
+    if (file.name == kIndexName || file.name == kSignatureName) continue;
     const auto* entry = built.index.file(file.name);
     ASSERT_NE(entry, nullptr) << file.name;
     EXPECT_TRUE(check_file(*entry, file.content).has_value()) << file.name;
@@ -177,6 +177,15 @@ TEST(CompiledInBundle, IndexesEveryKnowledgeFileOfTheBuild) {
   EXPECT_GE(checked, 7u);
   EXPECT_NE(built.index.file("artifacts.json"), nullptr);
   EXPECT_NE(built.index.file("torch-check.py"), nullptr);
+}
+
+// A build configured with a signing key embeds the signature of the compiled-in index.
+TEST(CompiledInBundle, IsSignedWhenTheBuildHadAKey) {
+  const auto signature = embedded::find(kSignatureName);
+  if (!signature) GTEST_SKIP() << "built without ZCUDA_KNOWLEDGE_SIGNING_KEY: the compiled-in bundle is unsigned (docs/knowledge.md)";
+  const auto parsed = parse_signature(*signature);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_TRUE(verify(parsed->key, *embedded::find(kIndexName), parsed->signature));
 }
 
 // An installed bundle at <folder>/<version> with `current` naming it, signed by `keys`.
