@@ -71,6 +71,11 @@ Status install(const UpdateOptions& options, const Index& index, const std::stri
   if (ec) return std::unexpected(io_error("create", options.folder, ec));
   auto lock = platform::lock_file(options.folder / ".lock", platform::LockWait{});
   if (!lock) return std::unexpected(lock.error());
+  // Another update may have installed a newer bundle while this one was verifying.
+  if (const auto pointer = read_pointer(options.folder); pointer && *pointer > index.version) {
+    return refuse(Refusal::rollback, ErrorKind::integrity,
+                  fmt::format("Knowledge bundle {} was installed meanwhile; {} is older", *pointer, index.version), "Nothing was changed.");
+  }
   // Leftovers of an update that was killed: never in use, so safe to drop.
   for (const auto& entry : fs::directory_iterator(options.folder, ec)) {
     if (path_to_utf8(entry.path().filename()).starts_with(".staging-")) fs::remove_all(entry.path(), ec);
