@@ -38,11 +38,15 @@ CommandRun setup_update(CLI::App& sub) {
   auto flags = std::make_shared<UpdateFlags>();
   sub.add_option("--from", flags->from, "A folder or URL holding a bundle (index.json, index.json.sig and its files): offline copies and mirrors")
       ->type_name("DIR|URL");
-  sub.add_option("--feed", flags->feed, fmt::format("The feed URL (default: {} or the built-in feed)", knowledge::kFeedVariable))->type_name("URL");
+  sub.add_option("--feed", flags->feed, fmt::format("The feed URL (default: {}; the project publishes no feed yet)", knowledge::kFeedVariable))
+      ->type_name("URL");
   sub.add_flag("--check", flags->check, "Say what is new; change nothing");
   sub.add_option("--max-time", flags->max_time, "Seconds each response may take (default 60)")->check(CLI::Range(1, 3600))->type_name("SECONDS");
   add_path_option(sub, "--cacert", flags->cacert, "CA certificates to trust for HTTPS (PEM file)")->type_name("FILE");
   sub.get_option("--from")->excludes("--feed");
+  sub.footer(
+      "Exit codes: 0 installed or nothing newer; refused, nothing changed: 15 untrusted key, 16 bad signature, 17 rollback, 18 expired, "
+      "19 mismatch, 20 too large, 21 too slow, 22 redirect to another host (docs/cli.md, docs/knowledge.md).");
   return [flags](Context& context) -> Result<CommandOutput> {
     std::string source = flags->from;
     if (source.empty()) {
