@@ -1,9 +1,9 @@
 # cmake -DFILES=a|b|c -DOUT_INDEX=index.json [-DOUT_CPP=version.cpp] -DMIN_ZCUDA=0.1.0
-#       [-DEPOCH=<seconds>] [-DLIFETIME_DAYS=180] -P knowledge_index.cmake
+#       [-DEPOCH=<seconds>] [-DGIT_DIR_OF=<repo>] [-DLIFETIME_DAYS=180] -P knowledge_index.cmake
 # Writes the index of a knowledge bundle (docs/knowledge.md): each file's name, size and SHA-256,
-# the bundle's version (the UTC time of its newest file, or EPOCH, as YYYYMMDDhhmmss), when it was
-# published and when it expires. The build runs it for the bundle compiled into zcuda;
-# scripts/publish-knowledge.sh for a published one (then signs the index).
+# the bundle's version (EPOCH, else the files' last commit time, else the newest file's time, as
+# UTC YYYYMMDDhhmmss), when it was published and when it expires. The build runs it for the
+# bundle compiled into zcuda; scripts/publish-knowledge.sh for a published one (then signs it).
 if(NOT FILES OR NOT OUT_INDEX OR NOT MIN_ZCUDA)
   message(FATAL_ERROR "usage: cmake -DFILES=a|b -DOUT_INDEX=index.json -DMIN_ZCUDA=x.y.z [-DOUT_CPP=f.cpp] [-DEPOCH=s] [-DLIFETIME_DAYS=n] -P knowledge_index.cmake")
 endif()
@@ -12,6 +12,22 @@ if(NOT LIFETIME_DAYS)
 endif()
 string(REPLACE "|" ";" files "${FILES}")
 list(SORT files)
+# Without EPOCH: the time of the last commit that changed the files when they are committed as
+# they are (the same version in every clone of that commit), else the newest file's time.
+if(NOT EPOCH AND GIT_DIR_OF)
+  find_program(git_program git)
+  if(git_program)
+    execute_process(COMMAND "${git_program}" status --porcelain -- ${files} WORKING_DIRECTORY "${GIT_DIR_OF}"
+                    RESULT_VARIABLE status_rc OUTPUT_VARIABLE changed ERROR_QUIET)
+    if(status_rc EQUAL 0 AND changed STREQUAL "")
+      execute_process(COMMAND "${git_program}" log -1 --format=%ct -- ${files} WORKING_DIRECTORY "${GIT_DIR_OF}"
+                      RESULT_VARIABLE log_rc OUTPUT_VARIABLE committed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      if(log_rc EQUAL 0 AND committed MATCHES "^[0-9]+$")
+        set(EPOCH ${committed})
+      endif()
+    endif()
+  endif()
+endif()
 if(NOT EPOCH)
   set(EPOCH 0)
   foreach(f IN LISTS files)
