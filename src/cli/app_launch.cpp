@@ -7,7 +7,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/io_error.hpp>
 #include <zcuda/detect/detect.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 #include <zcuda/stage/catalogue.hpp>
@@ -166,7 +166,7 @@ std::vector<std::string> app_launch_notes(const AppLaunch& app, const launch::La
 Status add_attention_hook(const AppLaunch& app, launch::Options& options, const Context& context) {
   const auto& attention = app.match.profile.attention;
   if (!attention || !attention->by_hook || attention->off.empty()) return {};
-  auto script = embedded::find("sdp-hook.py");
+  auto script = knowledge::find("sdp-hook.py");
   if (!script) return fail(ErrorKind::internal, "this zcuda was built without its attention hook (manifests/sdp-hook.py)");
   std::error_code ec;
   const fs::path dir = (context.home_usable ? context.home.state / "apps" : fs::temp_directory_path(ec) / "zcuda-apps") / "attention-hook";

@@ -15,6 +15,8 @@
 #include <zcuda/ui/table.hpp>
 
 #include "app_launch.hpp"
+#include <zcuda/manifest/knowledge.hpp>
+
 #include "command.hpp"
 #include "launch_flags.hpp"
 
@@ -205,6 +207,7 @@ Result<bench::Options> bench_options(const BenchFlags& f, const std::vector<std:
   bench::Options options;
   options.launch = launch_options(f.launch, program.front(), {program.begin() + 1, program.end()}, detected);
   options.no_stage = f.launch.no_stage;
+  options.knowledge = knowledge::active().index.version;
   for (std::size_t i = 0; i < 2; ++i) {
     auto env = parse_env(f.variants[i].env);
     if (!env) return std::unexpected(env.error());

@@ -11,6 +11,8 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/units.hpp>
 
+#include <zcuda/manifest/knowledge.hpp>
+
 #include "command.hpp"
 
 namespace zcuda::cli {
@@ -197,6 +199,15 @@ CommandRun setup_detect(CLI::App& sub) {
       if (auto quarantined = launch::quarantine_finding(context.home)) profile->findings.push_back(std::move(*quarantined));
       installed = launch::installed_runtime(context.home, platform::current_os());
     }
+    // Knowledge far past its expiry misleads more than it helps (docs/knowledge.md): 60 days' grace.
+    const auto& knowledge_in_use = knowledge::active();
+    if (const auto late = knowledge::now() - knowledge_in_use.index.expires; late > std::chrono::days(60)) {
+      profile->findings.push_back(
+          {detect::Severity::warning, "knowledge-stale",
+           fmt::format("The knowledge bundle in use ({}, {}) expired {} days ago", knowledge_in_use.index.version,
+                       knowledge_in_use.compiled_in ? "compiled in" : "installed", std::chrono::duration_cast<std::chrono::days>(late).count()),
+           "Run 'zcuda update' (docs/knowledge.md): pins, known failures and GPU tables may be out of date."});
+    }
     // What serves each AMD GPU, from manifests/backends.json (docs/backends.md).
     auto table = backends::embedded_table();
     Advices advices = table ? Advices(backends::advise(*profile, **table)) : Advices(std::unexpected(table.error()));
@@ -204,6 +215,7 @@ CommandRun setup_detect(CLI::App& sub) {
     output.json = *profile;
     if (installed) output.json["zluda_runtime"] = installed_json(*installed);
     output.json["backends"] = advices ? nlohmann::json(*advices) : nlohmann::json{{"error", advices.error().message}};
+    output.json["knowledge"] = knowledge::to_json(knowledge_in_use);
     output.text = render(*profile, installed, advices, context.style);
     if (options->strict && !profile->ready()) output.exit_code = exit_code(ErrorKind::environment);
     return output;

@@ -16,6 +16,8 @@
 #include <zcuda/ui/progress.hpp>
 #include <zcuda/base/units.hpp>
 
+#include <zcuda/manifest/knowledge.hpp>
+
 #include "command.hpp"
 
 namespace zcuda::cli {
@@ -182,6 +184,7 @@ Result<CommandOutput> run_list(Context& context, const InstallArgs& args) {
   nlohmann::json runtimes = nlohmann::json::array();
   for (const auto& item : items) runtimes.push_back(install::to_json(item));
   out.json = {{"channel", manifest::to_string(channel)}, {"os", platform::os_id(os)}, {"runtimes", std::move(runtimes)}};
+  if (!args.manifest) out.json["knowledge"] = knowledge::to_json(knowledge::active());
   if (items.empty()) out.text = "Nothing is installed, and the manifest pins nothing for this OS and channel.\n";
   for (const auto& item : items) {
     const bool missing = item.how == install::Provenance::not_installed;

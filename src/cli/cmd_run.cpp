@@ -24,6 +24,8 @@
 #include <zcuda/warmup/warmup.hpp>
 
 #include "app_launch.hpp"
+#include <zcuda/manifest/knowledge.hpp>
+
 #include "command.hpp"
 #include "launch_flags.hpp"
 
@@ -235,6 +237,7 @@ launch::RunRecord run_record_of(const launch::LaunchPlan& plan, const launch::Op
   record.runtime_chosen_by = launch::to_string(options.runtime.chosen_by);
   record.runtime_version = options.runtime.version;
   record.zcuda_version = std::string(version());
+  record.knowledge = knowledge::active().index.version;
   record.staged = staged;
   for (const auto& c : plan.changes) record.environment.push_back({c.name, c.after});
   return record;

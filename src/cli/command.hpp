@@ -54,6 +54,10 @@ struct CommandSpec {
 
 const std::vector<CommandSpec>& commands();
 
+// What --version prints: zcuda's version and build, and the knowledge bundle's version (the
+// compiled-in constant, or the installed pointer's: one small read, nothing verified).
+std::string version_line(const std::optional<std::filesystem::path>& home_flag);
+
 // Fails with ErrorKind::environment when home could not be created; for commands that write.
 Status require_home(const Context& context);
 

@@ -15,6 +15,8 @@ CommandRun setup_explain(CLI::App& sub);
 CommandRun setup_cache(CLI::App& sub);
 CommandRun setup_warmup(CLI::App& sub);
 CommandRun setup_apps(CLI::App& sub);
+CommandRun setup_update(CLI::App& sub);
+CommandRun setup_version(CLI::App& sub);
 
 // Only commands that work are registered here.
 const std::vector<CommandSpec>& commands() {
@@ -31,6 +33,8 @@ const std::vector<CommandSpec>& commands() {
        &setup_explain},
       {"warmup", "Compile a program's GPU kernels into ZLUDA's cache ahead of its first run", &setup_warmup},
       {"cache", "List the kernel caches (ZLUDA, MIOpen, Triton, TorchInductor); clear them", &setup_cache},
+      {"update", "Fetch and verify the newest signed knowledge bundle (pins, failures, profiles); --check changes nothing", &setup_update},
+      {"version", "Show zcuda's version and the knowledge bundle in use", &setup_version},
       {"report", "Write what a bug report needs (redacted); merge reports into a compatibility matrix", &setup_report},
   };
   return table;

@@ -13,6 +13,7 @@
 #include <zcuda/base/json_text.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/version.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/terminal.hpp>
 #include <zcuda/ui/notice.hpp>
@@ -99,14 +100,18 @@ int main(int argc, char** argv) {
   // `zcuda --version` alone answers before the command tree is built: a version check costs
   // about a process start (issue 17). The text is the one --version gives anywhere else.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {
-    std::fputs(fmt::format("zcuda {} ({})\n", version(), build_info()).c_str(), stdout);
+    std::fputs((cli::version_line(std::nullopt) + "\n").c_str(), stdout);
     return 0;
   }
   platform::prepare_stdio();
   cli::Context context;
   CLI::App app{"zcuda: run CUDA-built programs on AMD Radeon GPUs through ZLUDA, and prove what works."};
   app.name("zcuda");
-  app.set_version_flag("--version", fmt::format("zcuda {} ({})", version(), build_info()));
+  // Runs while parsing, before option callbacks: --home is read from its raw result.
+  app.set_version_flag("--version", [&app] {
+    const CLI::Option* home = app.get_option("--home");
+    return cli::version_line(home->count() > 0 ? std::optional(path_from_utf8(home->results().front())) : std::nullopt);
+  });
   app.require_subcommand(1);
   // "/path" is a path on every platform, not an option (CLI11 reads "/x" as one on Windows).
   app.allow_windows_style_options(false);
@@ -167,6 +172,7 @@ int main(int argc, char** argv) {
     return exit_code(home.error().kind);
   }
   context.home = *home;
+  knowledge::set_folder(context.home.root / "knowledge");  // only the path: knowledge loads on first use
   if (auto created = home::create_home_folders(context.home); created) {
     context.home_usable = true;
     if (auto log = logbook::init_logging(context.home.logs, verbosity); !log) {

@@ -48,6 +48,7 @@ struct Options {
   // the runtime and overrides are set per variant.
   launch::Options launch;
   bool no_stage = false;
+  std::optional<std::uint64_t> knowledge;  // the knowledge bundle in use, for the record
   // A profile's placement (a folder such as torch/lib and its name map) in place of staging the
   // program's folder: each ZLUDA variant's runtime is placed there before its runs, and the
   // folder is restored before a native run. runtime_dir is filled per variant.

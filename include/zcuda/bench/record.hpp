@@ -146,6 +146,7 @@ struct BenchRecord {
   std::string finished;
   bool complete = true;  // false when stopped by Ctrl-C
   std::string zcuda_version;
+  std::optional<std::uint64_t> knowledge;  // the knowledge bundle's version; absent in older records
   AppInfo app;
   int runs_per_variant = 0;
   std::string order;  // "ABBABAAB..."; schema 1 records ran "ABAB..."

@@ -2,6 +2,7 @@
 // The record `zcuda run` keeps of each run, <home state>/runs/<time>-<n>.json, read by `zcuda
 // report`. Its one JSON form is to_json/from_json here (zcuda/base/record.hpp says why).
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -51,6 +52,7 @@ struct RunRecord {
   std::string runtime_chosen_by;
   std::optional<std::string> runtime_version;
   std::string zcuda_version;
+  std::optional<std::uint64_t> knowledge;  // the knowledge bundle's version; absent in older records
   bool staged = false;
   std::vector<RecordedVariable> environment;  // the variables zcuda set, as set
   std::optional<ExplainedFailure> explained;  // absent in records of older zcuda versions

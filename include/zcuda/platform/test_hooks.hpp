@@ -9,11 +9,13 @@
 //                                      kill it exactly there. Steps: locked, fetched, extracting,
 //                                      extracted, renamed, receipt-written, pointer-written,
 //                                      remove-renamed; a stage at stage-journaled (its journal
-//                                      written, nothing placed yet)
+//                                      written, nothing placed yet); an update at knowledge-staged, knowledge-renamed, knowledge-pointer-written
 //   ZCUDA_TEST_PAUSE_SECONDS=<n>       resume after n seconds instead of an hour
 //   ZCUDA_TEST_CRASH_AFTER_STEP=<n>    stage and unstage exit at once (std::_Exit(99), no clean-up,
 //                                      as if killed) at the n-th change to the folder or journal
 //   ZCUDA_TEST_PROBE=<file>            verify runs this zcuda-probe instead of the one beside zcuda
+//   ZCUDA_TEST_KNOWLEDGE_ROOT=<hex>    an Ed25519 public key trusted as a knowledge root besides the
+//                                      compiled-in ones: the tests' throwaway key (docs/knowledge.md)
 #include <atomic>
 #include <filesystem>
 #include <optional>
@@ -34,5 +36,8 @@ void crash_point();
 
 // Verify: the probe to run instead of the one beside zcuda.
 std::optional<std::string> probe_override();
+
+// Knowledge: a test root key to trust (hex), when ZCUDA_TEST_KNOWLEDGE_ROOT names one.
+std::optional<std::string> knowledge_root();
 
 }  // namespace zcuda::platform::test_hooks

@@ -10,7 +10,7 @@
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/record.hpp>
 #include <zcuda/base/time_name.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 
@@ -110,7 +110,7 @@ void from_json(const json& j, CheckRecord& r) {
 }
 
 Result<std::string_view> torch_check_script() {
-  auto script = embedded::find("torch-check.py");
+  auto script = knowledge::find("torch-check.py");
   if (!script) return fail(ErrorKind::internal, "this zcuda was built without its torch check (manifests/torch-check.py)");
   return *script;
 }

@@ -10,7 +10,7 @@
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::apps {
@@ -479,7 +479,7 @@ Result<std::vector<Profile>> parse(std::string_view json_text, std::string_view 
 fs::path user_file(const fs::path& home_root) { return home_root / "app-profiles.json"; }
 
 Result<std::vector<Profile>> load(const std::optional<fs::path>& user_profiles) {
-  auto text = embedded::find("app-profiles.json");
+  auto text = knowledge::find("app-profiles.json");
   if (!text) return fail(ErrorKind::internal, "this zcuda was built without its application profiles (manifests/app-profiles.json)");
   auto embedded = parse(*text, "embedded app-profiles.json");
   if (!embedded) return embedded;

@@ -8,7 +8,7 @@
 
 #include <zcuda/backends/backends.hpp>
 #include <zcuda/base/enum_words.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 
 namespace zcuda::backends {
 
@@ -367,7 +367,7 @@ Result<Table> parse_table(std::string_view json_text) {
 
 Result<const Table*> embedded_table() {
   static const Result<Table> table = []() -> Result<Table> {
-    auto text = embedded::find("backends.json");
+    auto text = knowledge::find("backends.json");
     if (!text) return fail(ErrorKind::internal, "manifests/backends.json is not embedded");
     auto parsed = parse_table(*text);
     if (!parsed) {

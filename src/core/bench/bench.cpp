@@ -303,6 +303,7 @@ Result<BenchRecord> run_bench(const Options& options, const home::Home& home, co
   BenchRecord record;
   record.started = utc_now();
   record.zcuda_version = std::string(version());
+  record.knowledge = options.knowledge;
   const int planned = options.target_percent ? options.max_runs : options.runs;
   const AnalysisSettings settings = analysis_settings(options);
   if (warmup_runs(settings) >= planned) {

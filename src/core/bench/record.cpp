@@ -246,6 +246,7 @@ json to_json(const BenchRecord& r) {
           {"finished", r.finished},
           {"complete", r.complete},
           {"zcuda", r.zcuda_version},
+          {"knowledge", optional_json(r.knowledge)},
           {"app", {{"path", r.app.path}, {"sha256", r.app.sha256}, {"args", r.app.args}, {"profile", optional_json(r.app.profile)}}},
           {"runs_per_variant", r.runs_per_variant},
           {"order", r.order},
@@ -274,6 +275,7 @@ Result<BenchRecord> bench_record_from_json(const json& j) {
     r.finished = j.at("finished").get<std::string>();
     r.complete = j.at("complete").get<bool>();
     r.zcuda_version = j.at("zcuda").get<std::string>();
+    if (j.contains("knowledge") && !j.at("knowledge").is_null()) r.knowledge = j.at("knowledge").get<std::uint64_t>();
     const json& app = j.at("app");
     // Records from before profiles have no "profile".
     r.app = {app.at("path").get<std::string>(), app.at("sha256").get<std::string>(), app.at("args").get<std::vector<std::string>>(),

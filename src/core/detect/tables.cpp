@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/enum_words.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 
 #include "parsers.hpp"
 
@@ -13,8 +13,8 @@ namespace zcuda::detect {
 namespace {
 
 const nlohmann::json& table(std::string_view name) {
-  static const nlohmann::json names = nlohmann::json::parse(embedded::find("amd-gpu-names.json").value_or("{}"), nullptr, false);
-  static const nlohmann::json support = nlohmann::json::parse(embedded::find("gpu-support.json").value_or("{}"), nullptr, false);
+  static const nlohmann::json names = nlohmann::json::parse(knowledge::find("amd-gpu-names.json").value_or("{}"), nullptr, false);
+  static const nlohmann::json support = nlohmann::json::parse(knowledge::find("gpu-support.json").value_or("{}"), nullptr, false);
   return name == "names" ? names : support;
 }
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/whole_number.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 
 namespace zcuda::explain {
 
@@ -265,7 +265,7 @@ Result<KnowledgeBase> parse_knowledge_base(std::string_view json_text) {
 
 Result<const KnowledgeBase*> builtin_knowledge_base() {
   static const Result<KnowledgeBase> kb = [] {
-    const auto text = embedded::find("known-failures.json");
+    const auto text = knowledge::find("known-failures.json");
     if (!text) return Result<KnowledgeBase>(fail(ErrorKind::internal, "known-failures.json is not compiled into zcuda"));
     auto parsed = parse_knowledge_base(*text);
     if (!parsed) return Result<KnowledgeBase>(fail(ErrorKind::internal, "The built-in knowledge base is broken: " + parsed.error().message));

@@ -21,7 +21,7 @@
 #include <zcuda/family/family.hpp>
 #include <zcuda/launch/quarantine.hpp>
 #include <zcuda/launch/runtime_family.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 namespace zcuda::explain {
@@ -218,7 +218,7 @@ Result<std::vector<Symptom>> parse_symptoms(std::string_view json_text) {
 
 Result<const std::vector<Symptom>*> builtin_symptoms() {
   static const Result<std::vector<Symptom>> symptoms = [] {
-    const auto text = embedded::find("symptoms.json");
+    const auto text = knowledge::find("symptoms.json");
     if (!text) return Result<std::vector<Symptom>>(fail(ErrorKind::internal, "symptoms.json is not compiled into zcuda"));
     auto parsed = parse_symptoms(*text);
     if (!parsed) return Result<std::vector<Symptom>>(fail(ErrorKind::internal, "The built-in symptoms are broken: " + parsed.error().message));

@@ -4,14 +4,14 @@
 
 #include <zcuda/base/whole_number.hpp>
 #include <zcuda/family/family.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 
 namespace zcuda::family {
 
 namespace {
 
 nlohmann::json table() {
-  auto text = embedded::find("runtime-families.json");
+  auto text = knowledge::find("runtime-families.json");
   if (!text) return nlohmann::json::object();
   auto parsed = nlohmann::json::parse(*text, nullptr, false);
   return parsed.is_discarded() ? nlohmann::json::object() : parsed;

@@ -218,6 +218,8 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return 0;
 }
 
+}  // namespace
+
 std::string ca_bundle(const Options& options) {
   if (options.ca_bundle) return utf8(*options.ca_bundle);
   // libcurl itself ignores CURL_CA_BUNDLE (only the curl tool reads it); honour it the same way.
@@ -234,6 +236,8 @@ std::string ca_bundle(const Options& options) {
 #endif
   return {};
 }
+
+namespace {
 
 void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_slist* headers) {
   const Options& o = t.options;

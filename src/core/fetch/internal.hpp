@@ -67,6 +67,10 @@ class ProgressReporter {
 
 bool cancelled(const Options& options);
 
+// The CA file libcurl is given: --cacert, else CURL_CA_BUNDLE, else (portable build) the first
+// system file found; empty for libcurl's default.
+std::string ca_bundle(const Options& options);
+
 // The result of one attempt at one source.
 struct Attempt {
   enum class Outcome {

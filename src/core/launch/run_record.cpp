@@ -30,6 +30,7 @@ void to_json(json& out, const RunRecord& r) {
          {"runtime",
           {{"dir", r.runtime_dir}, {"chosen_by", r.runtime_chosen_by}, {"version", r.runtime_version ? json(*r.runtime_version) : json(nullptr)}}},
          {"zcuda", r.zcuda_version},
+         {"knowledge", r.knowledge ? json(*r.knowledge) : json(nullptr)},
          {"staged", r.staged},
          {"environment", std::move(environment)},
          {"explained", r.explained ? json{{"id", r.explained->id}, {"title", r.explained->title}} : json(nullptr)},
@@ -52,6 +53,8 @@ void from_json(const json& in, RunRecord& r) {
   r.runtime_chosen_by = runtime.at("chosen_by").get<std::string>();
   r.runtime_version = runtime.at("version").is_null() ? std::nullopt : std::optional<std::string>(runtime.at("version").get<std::string>());
   r.zcuda_version = in.at("zcuda").get<std::string>();
+  r.knowledge.reset();
+  if (in.contains("knowledge") && !in.at("knowledge").is_null()) r.knowledge = in.at("knowledge").get<std::uint64_t>();
   r.staged = in.at("staged").get<bool>();
   r.environment.clear();
   for (const auto& v : in.at("environment")) r.environment.push_back({v.at("name").get<std::string>(), v.at("value").get<std::string>()});

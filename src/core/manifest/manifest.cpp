@@ -10,7 +10,7 @@
 
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/base/ascii.hpp>
-#include <zcuda/manifest/embedded.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::manifest {
@@ -424,7 +424,7 @@ Result<Manifest> load_file(const std::filesystem::path& file) {
 }
 
 Result<Manifest> load_embedded() {
-  auto text = embedded::find("artifacts.json");
+  auto text = knowledge::find("artifacts.json");
   if (!text) return fail(ErrorKind::internal, "this zcuda was built without its pinned manifest (artifacts.json)");
   return parse(*text, "embedded");
 }

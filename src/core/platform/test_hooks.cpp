@@ -47,12 +47,19 @@ std::optional<std::string> probe_override() {
   return value;
 }
 
+std::optional<std::string> knowledge_root() {
+  auto value = get_env("ZCUDA_TEST_KNOWLEDGE_ROOT");
+  if (!value || value->empty()) return std::nullopt;
+  return value;
+}
+
 #else
 
 bool enabled() { return false; }
 void pause_at(std::string_view, const std::atomic<bool>*) {}
 void crash_point() {}
 std::optional<std::string> probe_override() { return std::nullopt; }
+std::optional<std::string> knowledge_root() { return std::nullopt; }
 
 #endif
 

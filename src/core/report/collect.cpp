@@ -20,6 +20,7 @@
 #include <zcuda/install/receipt.hpp>
 #include <zcuda/launch/runtime_family.hpp>
 #include <zcuda/launch/run_record.hpp>
+#include <zcuda/manifest/knowledge.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/system_info.hpp>
@@ -171,6 +172,9 @@ Result<nlohmann::json> collect(const CollectOptions& options) {
   report["schema"] = kReportSchema;
   report["generated_utc"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
   report["zcuda"] = {{"version", std::string(version())}, {"build", std::string(build_info())}};
+  // Which knowledge explained this machine; "installed" rather than its folder, which names the user.
+  report["knowledge"] = knowledge::to_json(knowledge::active());
+  report["knowledge"]["source"] = knowledge::active().compiled_in ? "compiled-in" : "installed";
   report["system"] = {{"os", platform::os_id(platform::current_os())},
                       {"os_name", system.os_name},
                       {"os_version", system.os_version},

@@ -92,6 +92,12 @@ std::string render_markdown(const nlohmann::json& r) {
   std::string out = "## zcuda report\n\n";
   out += "| | |\n|---|---|\n";
   out += fmt::format("| zcuda | {} ({}) |\n", cell(str(r["zcuda"], "version")), cell(str(r["zcuda"], "build")));
+  // Reports of older zcuda versions have no knowledge bundle.
+  if (r.contains("knowledge") && r["knowledge"].is_object()) {
+    const auto& k = r["knowledge"];
+    out +=
+        fmt::format("| knowledge | {} ({}, expires {}) |\n", k.value("version", std::uint64_t{0}), cell(str(k, "source")), cell(str(k, "expires")));
+  }
   out += fmt::format("| OS | {} {} {} |\n", cell(str(sys, "os_name")), cell(str(sys, "os_version", "")), cell(str(sys, "architecture", "")));
   out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")),
                      sys["ram_bytes"].is_number() ? format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
