@@ -30,7 +30,8 @@ struct LibrarySpec {
   std::vector<const char*> names;  // file names; a trailing '*' matches any suffix
 };
 
-bool name_matches(const std::string& file, const std::string& pattern) {
+// Called for every name of every library folder (thousands in /usr/lib/x86_64-linux-gnu): no copies.
+bool name_matches(std::string_view file, std::string_view pattern) {
   if (!pattern.empty() && pattern.back() == '*') return file.starts_with(pattern.substr(0, pattern.size() - 1));
   return file == pattern;
 }
@@ -269,12 +270,15 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
       for (const auto& dir : dirs) {
         for (const auto& file : view.list(dir)) {
           for (const char* pattern : spec.names) {
-            if (!library.found && name_matches(file, pattern)) {
+            if (name_matches(file, pattern)) {
               library.found = true;
               library.path = path_text(profile, dir / path_from_utf8(file));
+              break;
             }
           }
+          if (library.found) break;
         }
+        if (library.found) break;
       }
       install.libraries.push_back(std::move(library));
     }

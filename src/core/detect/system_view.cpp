@@ -1,5 +1,7 @@
 #include "system_view.hpp"
 
+#include <zcuda/platform/folder_listing.hpp>
+
 #include <algorithm>
 
 #include <zcuda/base/path_text.hpp>
@@ -41,16 +43,9 @@ bool SystemView::is_directory(const fs::path& path) const {
   return fs::is_directory(host_path(path), ec);
 }
 
-std::vector<std::string> SystemView::list(const fs::path& path) const {
+const std::vector<std::string>& SystemView::list(const fs::path& path) const {
   if (auto known = listings_.find(path); known != listings_.end()) return known->second;
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(host_path(path), ec), end; !ec && it != end; it.increment(ec)) {
-    names.push_back(path_to_utf8(it->path().filename()));
-  }
-  std::sort(names.begin(), names.end());
-  listings_.emplace(path, names);
-  return names;
+  return listings_.emplace(path, platform::sorted_names(host_path(path))).first->second;
 }
 
 std::optional<fs::path> SystemView::link_target(const fs::path& path) const {

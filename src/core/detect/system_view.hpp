@@ -27,8 +27,9 @@ class SystemView {
   std::optional<std::string> read_line(const std::filesystem::path& path) const;
   bool exists(const std::filesystem::path& path) const;
   bool is_directory(const std::filesystem::path& path) const;
-  // Names of the entries of a folder, sorted; empty when it does not exist.
-  std::vector<std::string> list(const std::filesystem::path& path) const;
+  // Names of the entries of a folder, sorted; empty when it does not exist. Read once per view and
+  // kept (the reference stays valid while the view lives).
+  const std::vector<std::string>& list(const std::filesystem::path& path) const;
   // The target of a symbolic link as written in it ("../../../0000:03:00.0"); nothing for a path
   // that is not a link (a copied tree, Windows).
   std::optional<std::filesystem::path> link_target(const std::filesystem::path& path) const;

@@ -11,6 +11,7 @@
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/family/family.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 
 #include "library_names.hpp"
 
@@ -20,13 +21,12 @@ namespace fs = std::filesystem;
 
 std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform::Os os) {
   std::vector<LibraryIdentity> found;
-  std::error_code ec;
   std::vector<fs::path> files;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
-    if (!is_cuda_library_name(ascii_lower(path_to_utf8(it->path().filename())), os)) continue;
+  // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
+  for (const auto& name : platform::sorted_names(folder)) {
+    if (!is_cuda_library_name(ascii_lower(name), os)) continue;
     std::error_code type_ec;
-    if (it->is_regular_file(type_ec)) files.push_back(it->path());
+    if (fs::is_regular_file(folder / path_from_utf8(name), type_ec)) files.push_back(folder / path_from_utf8(name));
   }
   std::ranges::sort(files);
   for (const auto& file : files) {

@@ -13,6 +13,7 @@
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/base/path_text.hpp>
 
 #include <zcuda/base/sha256.hpp>
@@ -100,9 +101,8 @@ bool uses_cuda_libraries(const fs::path& program, Os os) {
       if (std::any_of(list->begin(), list->end(), is_cuda)) return true;
     }
   }
-  std::error_code ec;
-  for (fs::directory_iterator it(program.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    if (is_cuda(path_to_utf8(it->path().filename()))) return true;
+  if (auto entries = platform::list_folder(program.parent_path())) {
+    return std::any_of(entries->begin(), entries->end(), [&](const platform::FolderEntry& e) { return is_cuda(e.name); });
   }
   return false;
 }

@@ -10,6 +10,7 @@
 #include <zcuda/binfmt/binfmt.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/warmup/warmup.hpp>
 
 namespace zcuda::warmup {
@@ -33,8 +34,8 @@ namespace {
 
 // Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files (only to say
 // zluda_precompile skips them). Other files (scripts, data, a Linux bin/ folder's tools) are not read.
-bool binary_name(const fs::path& file) {
-  std::string name = zcuda::path_to_utf8(file.filename());
+bool binary_name(std::string_view file_name) {
+  std::string name(file_name);
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (std::string_view ext : {".exe", ".dll", ".so", ".fatbin", ".cubin"}) {
     if (name.ends_with(ext)) return true;
@@ -66,13 +67,14 @@ Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
   scan.folders = search_folders(app_or_folder);
   std::vector<fs::path> seen;  // canonical paths: lib.so, lib.so.1 and lib.so.1.2 are one file
   for (const auto& folder : scan.folders) {
-    std::error_code ec;
     std::vector<fs::path> files;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string app_name = path_to_utf8(app.filename());
+    for (const auto& name : platform::sorted_names(folder)) {
       // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
-      if (it->path() != app && !binary_name(it->path())) continue;
+      if (!binary_name(name) && (app_name.empty() || name != app_name || folder / path_from_utf8(name) != app)) continue;
+      const fs::path file = folder / path_from_utf8(name);
       std::error_code entry_ec;
-      if (it->is_regular_file(entry_ec)) files.push_back(it->path());
+      if (fs::is_regular_file(file, entry_ec)) files.push_back(file);
     }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
