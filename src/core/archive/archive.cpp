@@ -467,6 +467,9 @@ class Extraction {
       const fs::path source = destination_ / path_from_utf8(file->path);
       const fs::path target = destination_ / path_from_utf8(link.path);
       std::error_code ec;
+      // A folder that holds only links (upstream's trace/) was never made by an extracted file.
+      fs::create_directories(target.parent_path(), ec);
+      if (ec) return std::unexpected(io_error("create folder", target.parent_path(), ec));
       fs::copy_file(source, target, ec);
       if (ec) return std::unexpected(io_error("copy", source, ec).with_note(fmt::format("target: {}", target)));
       link.type = WrittenEntry::Type::file;
