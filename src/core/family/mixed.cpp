@@ -22,11 +22,14 @@ namespace fs = std::filesystem;
 std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform::Os os) {
   std::vector<LibraryIdentity> found;
   std::vector<fs::path> files;
-  // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
-  for (const auto& name : platform::sorted_names(folder)) {
-    if (!is_cuda_library_name(ascii_lower(name), os)) continue;
+  auto entries = platform::list_folder(folder);
+  if (!entries) return found;
+  // The name first: in a folder like /usr/bin, asking each entry's type would stat them all (and
+  // sorting all of its names would cost more than the rest of the check).
+  for (const auto& entry : *entries) {
+    if (!is_cuda_library_name(ascii_lower(entry.name), os)) continue;
     std::error_code type_ec;
-    if (fs::is_regular_file(folder / path_from_utf8(name), type_ec)) files.push_back(folder / path_from_utf8(name));
+    if (fs::is_regular_file(folder / path_from_utf8(entry.name), type_ec)) files.push_back(folder / path_from_utf8(entry.name));
   }
   std::ranges::sort(files);
   for (const auto& file : files) {

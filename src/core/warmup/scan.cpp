@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_format.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/platform/folder_listing.hpp>
@@ -34,13 +35,11 @@ namespace {
 
 // Programs and libraries by name: .exe, .dll, .so, .so.N..., and fatbin/cubin files (only to say
 // zluda_precompile skips them). Other files (scripts, data, a Linux bin/ folder's tools) are not read.
-bool binary_name(std::string_view file_name) {
-  std::string name(file_name);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+bool binary_name(std::string_view name) {
   for (std::string_view ext : {".exe", ".dll", ".so", ".fatbin", ".cubin"}) {
-    if (name.ends_with(ext)) return true;
+    if (name.size() >= ext.size() && ascii_iequals(name.substr(name.size() - ext.size()), ext)) return true;
   }
-  return name.find(".so.") != std::string::npos;
+  return name.find(".so.") != std::string_view::npos;
 }
 
 }  // namespace
@@ -69,8 +68,11 @@ Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
   for (const auto& folder : scan.folders) {
     std::vector<fs::path> files;
     const std::string app_name = path_to_utf8(app.filename());
-    for (const auto& name : platform::sorted_names(folder)) {
+    auto entries = platform::list_folder(folder);
+    if (!entries) continue;
+    for (const auto& entry : *entries) {
       // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.
+      const std::string& name = entry.name;
       if (!binary_name(name) && (app_name.empty() || name != app_name || folder / path_from_utf8(name) != app)) continue;
       const fs::path file = folder / path_from_utf8(name);
       std::error_code entry_ec;
