@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <zcuda/base/ascii.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/base/path_text.hpp>
 
@@ -75,31 +76,57 @@ constexpr ZludaName kZludaNames[] = {{"hip-runtime", "libamdhip64.so"},
                                      {"rocsparse", "librocsparse.so"},
                                      {"rocm-smi", "librocm_smi64.so"}};
 
+// Version texts are read with plain string checks, not std::regex: every launch reads the HIP
+// install's version, and compiling the expressions cost more than the rest of detection.
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "6.4" or "6.4.1": numbers joined by dots, two or three of them.
+bool dotted_version(std::string_view text, std::size_t max_parts = 3) {
+  std::size_t parts = 0;
+  for (std::size_t begin = 0;; ++parts) {
+    const std::size_t dot = text.find('.', begin);
+    if (!all_digits(text.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin))) return false;
+    if (dot == std::string_view::npos) return parts + 1 >= 2 && parts + 1 <= max_parts;
+    begin = dot + 1;
+  }
+}
+
+// The number after "#define NAME " in a header.
+std::optional<std::string> defined_number(std::string_view header, std::string_view name) {
+  const std::string key = "#define " + std::string(name) + " ";
+  const std::size_t at = header.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t end = at + key.size();
+  while (end < header.size() && header[end] >= '0' && header[end] <= '9') ++end;
+  if (end == at + key.size()) return std::nullopt;
+  return std::string(header.substr(at + key.size(), end - at - key.size()));
+}
+
 std::string read_version(const SystemView& view, const fs::path& root, const std::string& found_via, bool windows, std::string& source) {
   if (auto v = view.read_line(root / ".info/version"); v && !v->empty()) {
     source = ".info/version";
     return *v;
   }
   if (auto header = view.read(root / "include/hip/hip_version.h")) {
-    std::smatch m[3];
-    static const std::regex major("#define HIP_VERSION_MAJOR (\\d+)"), minor("#define HIP_VERSION_MINOR (\\d+)"),
-        patch("#define HIP_VERSION_PATCH (\\d+)");
-    if (std::regex_search(*header, m[0], major) && std::regex_search(*header, m[1], minor)) {
+    const auto major = defined_number(*header, "HIP_VERSION_MAJOR");
+    const auto minor = defined_number(*header, "HIP_VERSION_MINOR");
+    if (major && minor) {
       source = "include/hip/hip_version.h";
-      std::string v = m[0][1].str() + "." + m[1][1].str();
-      if (std::regex_search(*header, m[2], patch)) v += "." + m[2][1].str();
+      std::string v = *major + "." + *minor;
+      if (const auto patch = defined_number(*header, "HIP_VERSION_PATCH")) v += "." + *patch;
       return v;
     }
   }
-  // Distribution packages: the HIP runtime's file name carries the version.
+  // Distribution packages: the HIP runtime's file name carries the version (libamdhip64.so.5.7.1).
   if (found_via == "system") {
-    static const std::regex so("libamdhip64\\.so\\.(\\d+\\.\\d+[.\\d]*)");
+    constexpr std::string_view prefix = "libamdhip64.so.";
     for (const auto& dir : library_dirs(root, windows)) {
       for (const auto& name : view.list(dir)) {
-        std::smatch m;
-        if (std::regex_match(name, m, so)) {
+        if (name.starts_with(prefix) && dotted_version(std::string_view(name).substr(prefix.size()), 99)) {
           source = "library file name";
-          return m[1].str();
+          return name.substr(prefix.size());
         }
       }
     }
@@ -107,23 +134,21 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   // The HIP SDK installs into ...\ROCm\<major.minor>; /opt/rocm-6.4.0 likewise.
   std::string leaf = path_to_utf8(root.filename());
   if (leaf.empty()) leaf = path_to_utf8(root.parent_path().filename());
-  static const std::regex numbered("(?:rocm-)?(\\d+\\.\\d+(?:\\.\\d+)?)");
-  std::smatch m;
-  if (std::regex_match(leaf, m, numbered)) {
+  const std::string_view number = std::string_view(leaf).starts_with("rocm-") ? std::string_view(leaf).substr(5) : std::string_view(leaf);
+  if (dotted_version(number)) {
     source = "folder name";
-    return m[1].str();
+    return std::string(number);
   }
   return {};
 }
 
 // HIP_PATH first, then the versioned HIP_PATH_<major><minor> the installer also sets, newest first.
 std::vector<std::pair<std::string, std::string>> hip_path_variables(const std::map<std::string, std::string>& variables) {
-  static const std::regex hip_path("HIP_PATH", std::regex::icase);
-  static const std::regex hip_path_n("HIP_PATH_(\\d+)", std::regex::icase);
   std::vector<std::pair<std::string, std::string>> plain, versioned;
   for (const auto& [key, value] : variables) {
-    if (std::regex_match(key, hip_path)) plain.emplace_back(key, value);
-    if (std::regex_match(key, hip_path_n)) versioned.emplace_back(key, value);
+    const std::string_view name(key);
+    if (ascii_iequals(name, "HIP_PATH")) plain.emplace_back(key, value);
+    if (name.size() > 9 && ascii_iequals(name.substr(0, 9), "HIP_PATH_") && all_digits(name.substr(9))) versioned.emplace_back(key, value);
   }
   std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
   plain.insert(plain.end(), versioned.begin(), versioned.end());
