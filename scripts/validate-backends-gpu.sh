@@ -31,6 +31,15 @@ step "two environments over the machine's torch: venv-a (links to $PY), venv-b (
 "$PY" -m venv --system-site-packages --copies "$WORK/venv-b" || exit 1
 A=$WORK/venv-a/bin/python
 B=$WORK/venv-b/bin/python
+# Where PY is itself a venv (the GPU image's /opt/torch/.venv), --system-site-packages reaches
+# only its base interpreter's packages: a .pth file in each new venv adds PY's own site-packages.
+parent_site=$("$PY" -c 'import sys, sysconfig; print(sysconfig.get_paths()["purelib"] if sys.prefix != sys.base_prefix else "")')
+if [[ -n $parent_site ]]; then
+  for p in "$A" "$B"; do
+    echo "$parent_site" >"$("$p" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zcuda-parent-venv.pth"
+  done
+  echo "added $parent_site to both venvs (a .pth file): $PY is a venv"
+fi
 for p in "$A" "$B"; do
   "$p" -c "import sys, torch; print(sys.prefix, torch.__version__, torch.cuda.get_device_name(0) if '$DEVICE' == 'cuda' else 'cpu')" || exit 1
 done
