@@ -115,26 +115,30 @@ TorchVersion parse_version_py(std::string_view text) {
 
 namespace {
 
+// pyvenv.cfg's key = value lines.
+std::map<std::string, std::string> venv_config(const fs::path& venv_root) {
+  std::map<std::string, std::string> out;
+  auto text = platform::read_file(venv_root / "pyvenv.cfg", 64u << 10);
+  if (!text) return out;
+  static const std::regex line(R"(^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$)", std::regex::multiline);
+  for (std::sregex_iterator it(text->begin(), text->end(), line), end; it != end; ++it) out[ascii_lower((*it)[1].str())] = (*it)[2].str();
+  return out;
+}
+
 // A venv made with --system-site-packages imports the base install's packages too: pyvenv.cfg
 // names the base interpreter's folder (`home`) and whether they are included. The base's
 // site-packages folders, as python.org installs and Debian lay them out, read as files: nothing
 // is run to find them.
 std::vector<fs::path> base_site_packages(const fs::path& venv_root, Os os) {
-  auto text = platform::read_file(venv_root / "pyvenv.cfg", 64u << 10);
-  if (!text) return {};
-  std::optional<std::string> home;
-  bool system_site = false;
+  const auto config = venv_config(venv_root);
+  const auto home = config.find("home");
+  const auto system_site = config.find("include-system-site-packages");
+  if (home == config.end() || system_site == config.end() || ascii_lower(system_site->second) != "true") return {};
   std::string version;
-  static const std::regex line(R"(^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$)", std::regex::multiline);
-  for (std::sregex_iterator it(text->begin(), text->end(), line), end; it != end; ++it) {
-    const std::string key = ascii_lower((*it)[1].str());
-    const std::string value = (*it)[2].str();
-    if (key == "home") home = value;
-    if (key == "include-system-site-packages") system_site = ascii_lower(value) == "true";
-    if (key == "version" || key == "version_info") version = value;
+  for (const char* key : {"version", "version_info"}) {
+    if (const auto v = config.find(key); v != config.end()) version = v->second;
   }
-  if (!home || !system_site) return {};
-  const fs::path bin = path_from_utf8(*home);
+  const fs::path bin = path_from_utf8(home->second);
   const fs::path prefix = os == Os::windows ? bin : bin.parent_path();
   std::vector<fs::path> out = site_packages(prefix, os);
   if (os != Os::windows) {
@@ -146,16 +150,6 @@ std::vector<fs::path> base_site_packages(const fs::path& venv_root, Os os) {
       if (fs::is_directory(dist, ec)) out.push_back(dist);
     }
   }
-  return out;
-}
-
-// pyvenv.cfg's key = value lines.
-std::map<std::string, std::string> venv_config(const fs::path& venv_root) {
-  std::map<std::string, std::string> out;
-  auto text = platform::read_file(venv_root / "pyvenv.cfg", 64u << 10);
-  if (!text) return out;
-  static const std::regex line(R"(^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$)", std::regex::multiline);
-  for (std::sregex_iterator it(text->begin(), text->end(), line), end; it != end; ++it) out[ascii_lower((*it)[1].str())] = (*it)[2].str();
   return out;
 }
 
