@@ -25,13 +25,21 @@
 
 namespace zcuda::fetch::detail {
 
-namespace {
-
 void ensure_curl_initialised() {
-  // curl_global_init is not thread-safe; do it once, before the first handle.
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
+
+void set_transport_options(CURL* h, const std::string& ca) {
+  curl_easy_setopt(h, CURLOPT_USERAGENT, fmt::format("zcuda/{}", version()).c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (!ca.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca.c_str());
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  long ssl_options = ssl_options_for(info->ssl_version ? info->ssl_version : "", platform::current_os() == platform::Os::windows);
+  if (ssl_options != 0) curl_easy_setopt(h, CURLOPT_SSL_OPTIONS, ssl_options);
+}
+
+namespace {
 
 struct ContentRange {
   std::optional<std::uint64_t> start;  // absent for "bytes */total" (a 416 answer)
@@ -245,11 +253,10 @@ void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_s
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errors);
   // CURLOPT_NOSIGNAL stays 0: libcurl then ignores SIGPIPE while it transfers, so a server that
   // hangs up mid-TLS-write cannot kill zcuda (the threaded resolver needs no SIGALRM anyway).
-  curl_easy_setopt(h, CURLOPT_USERAGENT, fmt::format("zcuda/{}", version()).c_str());
+  set_transport_options(h, ca);
   // Redirects (GitHub release assets go through one) but only to http(s), never file:// etc.
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, o.max_redirects);
-  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(o.connect_timeout.count()));
   // Less than one byte a second for stall_timeout seconds is a stall (a backstop to on_progress).
@@ -257,10 +264,6 @@ void configure(CURL* h, Transfer& t, char* errors, const std::string& ca, curl_s
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(std::max<std::int64_t>(1, o.stall_timeout.count())));
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024L);
   // Proxies: libcurl reads http_proxy/https_proxy/no_proxy from the environment by default.
-  if (!ca.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca.c_str());
-  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
-  long ssl_options = ssl_options_for(info->ssl_version ? info->ssl_version : "", platform::current_os() == platform::Os::windows);
-  if (ssl_options != 0) curl_easy_setopt(h, CURLOPT_SSL_OPTIONS, ssl_options);
   if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
   curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);

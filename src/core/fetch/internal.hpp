@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <curl/curl.h>
+
 #include <zcuda/base/error.hpp>
 #include <zcuda/fetch/fetch.hpp>
 #include <zcuda/fetch/rate.hpp>
@@ -70,6 +72,13 @@ bool cancelled(const Options& options);
 // The CA file libcurl is given: --cacert, else CURL_CA_BUNDLE, else (portable build) the first
 // system file found; empty for libcurl's default.
 std::string ca_bundle(const Options& options);
+
+// curl_global_init, once per process, before the first handle (it is not thread-safe).
+void ensure_curl_initialised();
+
+// What every zcuda request sets on a handle: its user agent, http and https only, the CA file
+// (`ca`, empty for libcurl's default) and the TLS options this libcurl's backend needs.
+void set_transport_options(CURL* handle, const std::string& ca);
 
 // The result of one attempt at one source.
 struct Attempt {

@@ -3,15 +3,12 @@
 #include <zcuda/fetch/small.hpp>
 
 #include <memory>
-#include <mutex>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <zcuda/base/version.hpp>
 #include <zcuda/fetch/retry.hpp>
-#include <zcuda/platform/os.hpp>
 
 #include "internal.hpp"
 
@@ -61,8 +58,7 @@ std::unexpected<SmallError> small_fail(SmallFailure why, ErrorKind kind, std::st
 }  // namespace
 
 std::expected<std::string, SmallError> get_small(const SmallRequest& request) {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  detail::ensure_curl_initialised();
   const auto origin = origin_of(request.url);
   if (!origin) return small_fail(SmallFailure::other, ErrorKind::usage, fmt::format("{} is not a URL", request.url));
   const auto deadline = std::chrono::steady_clock::now() + request.time_limit;
@@ -82,17 +78,11 @@ std::expected<std::string, SmallError> get_small(const SmallRequest& request) {
     char errors[CURL_ERROR_SIZE] = {};
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errors);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, fmt::format("zcuda/{}", version()).c_str());
+    detail::set_transport_options(h, ca);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(left.count()));
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(request.max_bytes));
-    if (!ca.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca.c_str());
-    const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
-    if (long ssl = ssl_options_for(info->ssl_version ? info->ssl_version : "", platform::current_os() == platform::Os::windows); ssl != 0) {
-      curl_easy_setopt(h, CURLOPT_SSL_OPTIONS, ssl);
-    }
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
     const CURLcode rc = curl_easy_perform(h);
