@@ -45,24 +45,24 @@ Result<Bundle> load_installed(const std::filesystem::path& folder, std::uint64_t
   bundle.compiled_in = false;
   bundle.location = dir;
   for (const auto& entry : index->files) {
-    if (!read_files) {
+    const auto file = dir / entry.name;
+    std::optional<std::string> content;
+    std::uint64_t size = 0;
+    if (read_files) {
+      auto read = platform::read_file(file, kMaxFileBytes);
+      if (!read) return std::unexpected(read.error());
+      size = read->size();
+      content = std::move(*read);
+    } else {
       std::error_code ec;
-      const auto size = std::filesystem::file_size(dir / entry.name, ec);
-      if (ec || size != entry.size) {
-        return refuse(Refusal::mismatch, ErrorKind::integrity,
-                      ec ? fmt::format("{}: {}", path_to_utf8(dir / entry.name), ec.message())
-                         : fmt::format("{} has {} bytes; its index says {}", path_to_utf8(dir / entry.name), size, entry.size));
-      }
-      continue;
+      size = std::filesystem::file_size(file, ec);
+      if (ec) return refuse(Refusal::mismatch, ErrorKind::integrity, fmt::format("{}: {}", path_to_utf8(file), ec.message()));
     }
-    auto content = platform::read_file(dir / entry.name, kMaxFileBytes);
-    if (!content) return std::unexpected(content.error());
     // The digests were checked at install; a size check catches a torn or replaced file cheaply.
-    if (content->size() != entry.size) {
-      return refuse(Refusal::mismatch, ErrorKind::integrity,
-                    fmt::format("{} has {} bytes; its index says {}", path_to_utf8(dir / entry.name), content->size(), entry.size));
+    if (size != entry.size) {
+      return refuse(Refusal::mismatch, ErrorKind::integrity, fmt::format("{} has {} bytes; its index says {}", path_to_utf8(file), size, entry.size));
     }
-    bundle.files.emplace(entry.name, std::move(*content));
+    if (content) bundle.files.emplace(entry.name, std::move(*content));
   }
   if (auto fresh = check_fresh(*index, *signature_text, at); !fresh) {
     bundle.expired = true;
