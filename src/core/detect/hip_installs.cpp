@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <zcuda/base/ascii.hpp>
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/base/path_text.hpp>
 
@@ -78,16 +79,13 @@ constexpr ZludaName kZludaNames[] = {{"hip-runtime", "libamdhip64.so"},
 
 // Version texts are read with plain string checks, not std::regex: every launch reads the HIP
 // install's version, and compiling the expressions cost more than the rest of detection.
-bool all_digits(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
-// "6.4" or "6.4.1": numbers joined by dots, two or three of them.
+// "6.4" or "6.4.1": whole numbers joined by dots, two to `max_parts` of them.
 bool dotted_version(std::string_view text, std::size_t max_parts = 3) {
   std::size_t parts = 0;
   for (std::size_t begin = 0;; ++parts) {
     const std::size_t dot = text.find('.', begin);
-    if (!all_digits(text.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin))) return false;
+    if (!whole_number<std::uint64_t>(text.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin))) return false;
     if (dot == std::string_view::npos) return parts + 1 >= 2 && parts + 1 <= max_parts;
     begin = dot + 1;
   }
@@ -148,7 +146,8 @@ std::vector<std::pair<std::string, std::string>> hip_path_variables(const std::m
   for (const auto& [key, value] : variables) {
     const std::string_view name(key);
     if (ascii_iequals(name, "HIP_PATH")) plain.emplace_back(key, value);
-    if (name.size() > 9 && ascii_iequals(name.substr(0, 9), "HIP_PATH_") && all_digits(name.substr(9))) versioned.emplace_back(key, value);
+    if (name.size() > 9 && ascii_iequals(name.substr(0, 9), "HIP_PATH_") && whole_number<std::uint64_t>(name.substr(9)))
+      versioned.emplace_back(key, value);
   }
   std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
   plain.insert(plain.end(), versioned.begin(), versioned.end());
