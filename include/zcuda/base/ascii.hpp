@@ -16,4 +16,8 @@ std::string ascii_upper(std::string_view text);
 // Equal when compared without ASCII case.
 bool ascii_iequals(std::string_view a, std::string_view b);
 
+// Whether `text` holds `lowered` (already lower case) without ASCII case; no copy is made, so a
+// walk over thousands of file names can rule most of them out cheaply.
+bool ascii_icontains(std::string_view text, std::string_view lowered);
+
 }  // namespace zcuda

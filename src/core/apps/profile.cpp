@@ -2,7 +2,6 @@
 #include <zcuda/apps/profile.hpp>
 
 #include <algorithm>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -196,9 +195,8 @@ class Reader {
         const json& c = j["compute_capability"];
         std::string value;
         ZCUDA_APPS_TRY(value, text(c, at + ".compute_capability", "value", true));
-        static const std::regex cc_form(R"(\d\.\d)");
-        if (!std::regex_match(value, cc_form))
-          return bad(at + ".compute_capability.value", fmt::format("expected MAJOR.MINOR (8.5), got \"{}\"", value));
+        const bool cc_form = value.size() == 3 && value[1] == '.' && value[0] >= '0' && value[0] <= '9' && value[2] >= '0' && value[2] <= '9';
+        if (!cc_form) return bad(at + ".compute_capability.value", fmt::format("expected MAJOR.MINOR (8.5), got \"{}\"", value));
         ZCUDA_APPS_TRY(p.compute_capability_why, text(c, at + ".compute_capability", "why", true));
         p.compute_capability = value;
       } else {

@@ -9,6 +9,7 @@
 
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/base/whole_number.hpp>
 #include <zcuda/platform/files.hpp>
 #include <zcuda/platform/process.hpp>
 
@@ -75,12 +76,17 @@ std::optional<TorchInstall> torch_at(const fs::path& package, const fs::path& in
 }  // namespace
 
 bool is_python(const fs::path& program, Os os) {
+  // python, python3 or python3.N (Windows: with .exe, and pythonw.exe); plain string checks, as
+  // every launch asks this and compiling a std::regex costs more than the rest of it.
   std::string name = path_to_utf8(program.filename());
   if (os == Os::windows) {
     name = ascii_lower(name);
-    return name == "python.exe" || name == "pythonw.exe" || std::regex_match(name, std::regex(R"(python3(\.\d+)?\.exe)"));
+    if (name == "pythonw.exe") return true;
+    if (!name.ends_with(".exe")) return false;
+    name.resize(name.size() - 4);
   }
-  return std::regex_match(name, std::regex(R"(python(3(\.\d+)?)?)"));
+  if (name == "python" || name == "python3") return true;
+  return name.starts_with("python3.") && whole_number<unsigned>(std::string_view(name).substr(8)).has_value();
 }
 
 std::optional<fs::path> venv_interpreter(const fs::path& folder, Os os) {

@@ -22,4 +22,14 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+bool ascii_icontains(std::string_view text, std::string_view lowered) {
+  if (lowered.size() > text.size()) return false;
+  for (std::size_t at = 0; at + lowered.size() <= text.size(); ++at) {
+    std::size_t i = 0;
+    while (i < lowered.size() && ascii_lower(text[at + i]) == lowered[i]) ++i;
+    if (i == lowered.size()) return true;
+  }
+  return false;
+}
+
 }  // namespace zcuda

@@ -35,27 +35,45 @@ T field(const nlohmann::json& entry, const char* name) {
 
 }  // namespace
 
-std::optional<Facts> facts(Family family) {
-  if (family == Family::unknown) return std::nullopt;
-  for (const auto& entry : data().value("families", nlohmann::json::array())) {
-    if (field<std::string>(entry, "family") != to_string(family)) continue;
-    Facts out;
-    out.family = family;
-    out.project = field<std::string>(entry, "project");
-    out.default_cc = field<std::string>(entry, "default_cc");
-    out.older_default_cc = field<std::string>(entry, "older_default_cc");
-    out.older_default_cc_before = field<std::string>(entry, "older_default_cc_before");
-    out.cc_variables = field<std::vector<std::string>>(entry, "cc_variables");
-    out.cc_variables_since = field<std::string>(entry, "cc_variables_since");
-    out.variables = field<std::vector<std::string>>(entry, "variables");
-    out.launch_windows = field<std::string>(entry, "launch_windows");
-    out.launch_linux = field<std::string>(entry, "launch_linux");
-    out.launcher_sets = field<std::vector<std::string>>(entry, "launcher_sets");
-    out.serves = field<std::vector<std::string>>(entry, "serves");
-    out.only_names = field<std::vector<std::string>>(entry, "only_names");
-    out.app_copies = field<std::map<std::string, std::string>>(entry, "app_copies");
-    out.release_commits = field<std::map<std::string, std::string>>(entry, "release_commits");
+namespace {
+
+// The table's entries as Facts, read once: a launch asks for a family's facts per runtime file.
+const std::vector<Facts>& all_facts() {
+  static const std::vector<Facts> parsed = [] {
+    std::vector<Facts> out;
+    const auto families = data().find("families");
+    if (families == data().end() || !families->is_array()) return out;
+    for (const auto& entry : *families) {
+      const auto family = family_from_word(field<std::string>(entry, "family"));
+      if (!family || *family == Family::unknown) continue;
+      Facts f;
+      f.family = *family;
+      f.project = field<std::string>(entry, "project");
+      f.default_cc = field<std::string>(entry, "default_cc");
+      f.older_default_cc = field<std::string>(entry, "older_default_cc");
+      f.older_default_cc_before = field<std::string>(entry, "older_default_cc_before");
+      f.cc_variables = field<std::vector<std::string>>(entry, "cc_variables");
+      f.cc_variables_since = field<std::string>(entry, "cc_variables_since");
+      f.variables = field<std::vector<std::string>>(entry, "variables");
+      f.launch_windows = field<std::string>(entry, "launch_windows");
+      f.launch_linux = field<std::string>(entry, "launch_linux");
+      f.launcher_sets = field<std::vector<std::string>>(entry, "launcher_sets");
+      f.serves = field<std::vector<std::string>>(entry, "serves");
+      f.only_names = field<std::vector<std::string>>(entry, "only_names");
+      f.app_copies = field<std::map<std::string, std::string>>(entry, "app_copies");
+      f.release_commits = field<std::map<std::string, std::string>>(entry, "release_commits");
+      out.push_back(std::move(f));
+    }
     return out;
+  }();
+  return parsed;
+}
+
+}  // namespace
+
+std::optional<Facts> facts(Family family) {
+  for (const auto& f : all_facts()) {
+    if (f.family == family) return f;
   }
   return std::nullopt;
 }
@@ -127,7 +145,9 @@ nlohmann::json to_json(const Facts& f) {
 const std::vector<KnownFile>& known_files() {
   static const std::vector<KnownFile> files = [] {
     std::vector<KnownFile> out;
-    for (const auto& entry : data().value("known_files", nlohmann::json::array())) {
+    const auto entries = data().find("known_files");
+    if (entries == data().end() || !entries->is_array()) return out;
+    for (const auto& entry : *entries) {
       auto family = family_from_word(field<std::string>(entry, "family"));
       if (!family) continue;
       out.push_back({*family, field<std::string>(entry, "release"), field<std::string>(entry, "name"), field<std::uint64_t>(entry, "size"),

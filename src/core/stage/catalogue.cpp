@@ -99,10 +99,11 @@ const NvidiaPattern kNvidiaLinux[] = {
 // Every catalogue name is a library (.dll or .so) and contains one of these; most file names in
 // a folder do not, and skipping them keeps a walk over thousands of files from running (and
 // compiling) every pattern.
-bool may_be_cuda_name(const std::string& lowered) {
-  if (lowered.find(".dll") == std::string::npos && lowered.find(".so") == std::string::npos) return false;
-  for (const char* part : {"cu", "nv", "npp", "nccl"}) {
-    if (lowered.find(part) != std::string::npos) return true;
+bool may_be_cuda_name(std::string_view name) {
+  if (name.find('.') == std::string_view::npos) return false;  // most of /usr/bin
+  if (!ascii_icontains(name, ".dll") && !ascii_icontains(name, ".so")) return false;
+  for (std::string_view part : {"cu", "nv", "npp", "nccl"}) {
+    if (ascii_icontains(name, part)) return true;
   }
   return false;
 }
@@ -119,13 +120,13 @@ bool matches(const char* regex, std::string_view name) {
 bool same_name(std::string_view a, std::string_view b, Os os) { return os == Os::windows ? ascii_lower(a) == ascii_lower(b) : a == b; }
 
 std::optional<Family> served_family(std::string_view name, Os os) {
+  if (!may_be_cuda_name(name)) return std::nullopt;
   // Linux names are case-sensitive: the only capitals a served name has are cublasLt's.
   if (os == Os::linux) {
     std::string folded(name);
     if (auto at = folded.find("cublasLt"); at != std::string::npos) folded.replace(at, 8, "cublaslt");
     if (ascii_lower(folded) != folded) return std::nullopt;
   }
-  if (!may_be_cuda_name(ascii_lower(name))) return std::nullopt;
   for (const auto& p : os == Os::windows ? std::span<const Pattern>(kWindows) : std::span<const Pattern>(kLinux)) {
     if (matches(p.regex, name)) return *p.family;
   }
@@ -135,7 +136,7 @@ std::optional<Family> served_family(std::string_view name, Os os) {
 bool is_driver_companion(std::string_view name, Os os) { return os == Os::windows && ascii_lower(name) == "nvcudart_hybrid64.dll"; }
 
 std::optional<std::string_view> nvidia_only_library(std::string_view name, Os os) {
-  if (!may_be_cuda_name(ascii_lower(name))) return std::nullopt;
+  if (!may_be_cuda_name(name)) return std::nullopt;
   auto table = os == Os::windows ? std::span<const NvidiaPattern>(kNvidiaWindows) : std::span<const NvidiaPattern>(kNvidiaLinux);
   for (const auto& p : table) {
     if (matches(p.regex, name)) return p.library;

@@ -26,5 +26,15 @@ TEST(Ascii, ComparesWithoutCase) {
   EXPECT_FALSE(ascii_iequals("\xC3\xA9", "\xC3\x89"));
 }
 
+TEST(Ascii, ContainsWithoutCase) {
+  EXPECT_TRUE(ascii_icontains("CUBLAS64_12.DLL", ".dll"));
+  EXPECT_TRUE(ascii_icontains("libcuda.so.1", ".so"));
+  EXPECT_TRUE(ascii_icontains("nvcuda", "nvcuda"));
+  EXPECT_TRUE(ascii_icontains("x", ""));
+  EXPECT_FALSE(ascii_icontains("libcuda", ".so"));
+  EXPECT_FALSE(ascii_icontains(".s", ".so"));
+  EXPECT_FALSE(ascii_icontains("libamdhip64.s0", ".so"));
+}
+
 }  // namespace
 }  // namespace zcuda
