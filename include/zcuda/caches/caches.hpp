@@ -54,6 +54,15 @@ Usage measure(const Folder& folder);
 
 nlohmann::json to_json(const Usage& usage);
 
+// Whether the folder holds any file, and whether one was written at or after `since` (seconds
+// since 1970; nothing: any file counts). The walk stops at the first such file, so a launch can
+// ask it of a kernel cache with thousands of files (measure() would stat them all).
+struct Written {
+  bool any = false;
+  bool since = false;
+};
+Written written_since(const Folder& folder, std::optional<std::int64_t> since);
+
 // Why clearing this folder is refused, or nullopt when it may be removed: not a real folder (a
 // link is never followed), a relative path, a drive or file-system root, or the profile, temp or
 // cache folder itself or one above them (a variable pointed somewhere it must not).

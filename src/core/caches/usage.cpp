@@ -39,21 +39,23 @@ bool within(const fs::path& inner, const fs::path& outer) {
 
 }  // namespace
 
-Usage measure(const Folder& folder) {
-  Usage usage;
-  usage.folder = folder;
+namespace {
+
+// Calls `visit` with each regular file under a real folder, links not followed, until it returns
+// false. Unreadable parts are skipped. False when the folder is missing, a link or not a folder.
+template <class Visit>
+bool for_each_file(const fs::path& folder, bool& is_link, Visit visit) {
   std::error_code ec;
-  const auto top = fs::symlink_status(folder.path, ec);
-  if (ec || !fs::exists(top)) return usage;
-  usage.exists = true;
-  if (fs::is_symlink(top) || platform::is_link(folder.path)) {
-    usage.is_link = true;
-    return usage;
+  const auto top = fs::symlink_status(folder, ec);
+  if (ec || !fs::exists(top)) return false;
+  if (fs::is_symlink(top) || platform::is_link(folder)) {
+    is_link = true;
+    return true;
   }
-  if (!fs::is_directory(top)) return usage;
+  if (!fs::is_directory(top)) return true;
   // The iterator does not descend into linked folders (follow_directory_symlink is not set), and
   // symlink_status keeps a linked file from being counted.
-  fs::recursive_directory_iterator it(folder.path, fs::directory_options::skip_permission_denied, ec), end;
+  fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
     std::error_code entry_ec;
     const auto status = it->symlink_status(entry_ec);
@@ -62,17 +64,43 @@ Usage measure(const Folder& folder) {
       continue;
     }
     if (entry_ec || !fs::is_regular_file(status)) continue;
-    const auto size = it->file_size(entry_ec);
-    if (entry_ec) continue;
+    if (!visit(*it)) break;
+  }
+  return true;
+}
+
+}  // namespace
+
+Usage measure(const Folder& folder) {
+  Usage usage;
+  usage.folder = folder;
+  usage.exists = for_each_file(folder.path, usage.is_link, [&](const fs::directory_entry& file) {
+    std::error_code entry_ec;
+    const auto size = file.file_size(entry_ec);
+    if (entry_ec) return true;
     usage.bytes += size;
     ++usage.files;
-    const auto written = it->last_write_time(entry_ec);
-    if (entry_ec) continue;
+    const auto written = file.last_write_time(entry_ec);
+    if (entry_ec) return true;
     const auto when = seconds_since_epoch(written);
     if (!usage.newest || when > *usage.newest) usage.newest = when;
     if (!usage.oldest || when < *usage.oldest) usage.oldest = when;
-  }
+    return true;
+  });
   return usage;
+}
+
+Written written_since(const Folder& folder, std::optional<std::int64_t> since) {
+  Written out;
+  bool is_link = false;
+  for_each_file(folder.path, is_link, [&](const fs::directory_entry& file) {
+    out.any = true;
+    std::error_code entry_ec;
+    const auto written = file.last_write_time(entry_ec);
+    out.since = !since || (!entry_ec && seconds_since_epoch(written) >= *since);
+    return !out.since;
+  });
+  return out;
 }
 
 nlohmann::json to_json(const Usage& usage) {

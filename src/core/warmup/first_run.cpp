@@ -24,21 +24,23 @@ std::optional<std::int64_t> runtime_time(const fs::path& runtime_dir) {
   return newest;
 }
 
-std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir, const caches::Inputs& inputs) {
-  std::optional<caches::Usage> cache;
+std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir, const caches::Inputs& inputs,
+                                            platform::FolderListings* listings) {
+  std::optional<caches::Written> cache;
+  const auto built = runtime_time(runtime_dir);
   for (const auto& folder : caches::locate(inputs)) {
-    if (folder.name == "zluda") cache = caches::measure(folder);
+    if (folder.name == "zluda") cache = caches::written_since(folder, built);
   }
   std::string why;
-  if (!cache || !cache->exists || cache->files == 0) {
+  if (!cache || !cache->any) {
     why = "ZLUDA's kernel cache is empty";
-  } else if (const auto built = runtime_time(runtime_dir); built && cache->newest && *cache->newest < *built) {
+  } else if (!cache->since) {
     why = "ZLUDA's kernel cache is older than this ZLUDA";
   } else {
     return std::nullopt;
   }
   // Only now read the program's files: the common case (a warm cache) costs no scan.
-  const auto scan = find_cuda_binaries(target, 1);
+  const auto scan = find_cuda_binaries(target, 1, listings);
   if (scan.binaries.empty()) return std::nullopt;
   return fmt::format(
       "{}, so the first run may compile GPU kernels for minutes before it shows progress; "
@@ -46,8 +48,8 @@ std::optional<std::string> first_run_notice(const fs::path& target, const fs::pa
       why, target);
 }
 
-std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir) {
-  return first_run_notice(target, runtime_dir, caches::live_inputs());
+std::optional<std::string> first_run_notice(const fs::path& target, const fs::path& runtime_dir, platform::FolderListings* listings) {
+  return first_run_notice(target, runtime_dir, caches::live_inputs(), listings);
 }
 
 }  // namespace zcuda::warmup

@@ -89,6 +89,34 @@ TEST(Caches, MeasureCountsFilesSizesAndAges) {
   EXPECT_EQ(j["files"], 2);
 }
 
+// What run's first-run notice asks of ZLUDA's cache: any file at all, and any written since the
+// runtime arrived; the walk stops at the first such file instead of measuring the whole cache.
+TEST(Caches, WrittenSinceLooksForOneFileNewEnough) {
+  CacheWorld w;
+  const fs::path zluda = w.tmp / "local" / "zluda" / "ComputeCache";
+  const caches::Folder folder{"zluda", zluda, "default"};
+  auto missing = caches::written_since(folder, std::nullopt);
+  EXPECT_FALSE(missing.any);
+  EXPECT_FALSE(missing.since);
+  fs::create_directories(zluda / "empty");
+  EXPECT_FALSE(caches::written_since(folder, std::nullopt).any);
+  write_file(zluda / "sub" / "old.bin", "x");
+  const auto now = fs::file_time_type::clock::now();
+  fs::last_write_time(zluda / "sub" / "old.bin", now - std::chrono::hours(48));
+  const auto seconds = [](fs::file_time_type t) {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(t).time_since_epoch()).count();
+  };
+  const std::int64_t yesterday = seconds(now - std::chrono::hours(24));
+  auto older = caches::written_since(folder, yesterday);
+  EXPECT_TRUE(older.any);
+  EXPECT_FALSE(older.since);
+  EXPECT_TRUE(caches::written_since(folder, std::nullopt).since);  // no runtime time: any file counts
+  write_file(zluda / "zluda.db", "y");
+  auto fresh = caches::written_since(folder, yesterday);
+  EXPECT_TRUE(fresh.any);
+  EXPECT_TRUE(fresh.since);
+}
+
 // Creates a directory link, or says why it cannot (Windows without the privilege, some Wine setups).
 bool make_dir_link(const fs::path& target, const fs::path& link, std::string& why) {
   std::error_code ec;
