@@ -19,6 +19,7 @@
 #include <zcuda/launch/run_record.hpp>
 #include <zcuda/launch/trace.hpp>
 #include <zcuda/platform/files.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/stage/for_launch.hpp>
 #include <zcuda/warmup/warmup.hpp>
@@ -174,8 +175,8 @@ Result<bool> place_before_run(const AppLaunch& app, const launch::LaunchPlan& pl
 
 // Puts the program's folder in the state the launch needs; whether anything was staged.
 Result<bool> stage_before_run(const launch::LaunchPlan& plan, const detect::Profile& detected, const Context& context, CommandOutput& output,
-                              platform::FileLock& hold) {
-  auto staging = stage::stage_for_launch(plan.target, plan.runtime_dir, platform::current_os(), detected);
+                              platform::FileLock& hold, platform::FolderListings& listings) {
+  auto staging = stage::stage_for_launch(plan.target, plan.runtime_dir, platform::current_os(), detected, &listings);
   if (!staging) return std::unexpected(staging.error());
   hold = std::move(staging->hold);
   for (const auto& n : staging->notices) note(context, ui::NoticeKind::notice, n);
@@ -331,8 +332,11 @@ CommandRun setup_run(CLI::App& sub) {
       output.text = describe_env(*plan, app, options->os);
       return output;
     }
+    // The mixed-family check, the stage decision and the first-run scan all read the program's
+    // folder: it is listed once for the three.
+    platform::FolderListings listings;
     if (!native) {
-      if (auto unmixed = launch::check_families(*plan, options->os); !unmixed) return std::unexpected(unmixed.error());
+      if (auto unmixed = launch::check_families(*plan, options->os, &listings); !unmixed) return std::unexpected(unmixed.error());
     }
     if (app && !native) {
       if (auto matched = apps::check_runtime_family(app->match.profile, plan->runtime_family); !matched) return std::unexpected(matched.error());
@@ -354,8 +358,9 @@ CommandRun setup_run(CLI::App& sub) {
       auto placed = place_before_run(*app, *plan, detected, context, output, folder_hold);
       if (!placed) return std::unexpected(placed.error());
       staged = *placed;
+      if (staged) listings = {};  // the placement changed folders the listings may hold
     } else if (!o->launch.no_stage) {
-      auto staging = stage_before_run(*plan, detected, context, output, folder_hold);
+      auto staging = stage_before_run(*plan, detected, context, output, folder_hold, listings);
       if (!staging) return std::unexpected(staging.error());
       staged = *staging;
     }
@@ -365,7 +370,8 @@ CommandRun setup_run(CLI::App& sub) {
       // the notice, which offers warmup, is not given.
       const bool warmable = !app || app->match.profile.warmup.kind != apps::Warmup::Kind::none;
       const auto kernels = app && !app->setup.kernels.empty() ? app->setup.kernels.front() : plan->target;
-      if (auto slow = warmable ? warmup::first_run_notice(kernels, runtime.dir) : std::nullopt) note(context, ui::NoticeKind::notice, *slow);
+      if (auto slow = warmable ? warmup::first_run_notice(kernels, runtime.dir, &listings) : std::nullopt)
+        note(context, ui::NoticeKind::notice, *slow);
       // Windows: a HIP library ZLUDA cannot find stops the program on a modal dialog.
       for (const auto& dialog : launch::predicted_load_dialogs(runtime.dir, detected)) {
         note(context, ui::NoticeKind::warning,

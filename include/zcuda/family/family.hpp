@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <zcuda/base/error.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/platform/os.hpp>
 
 namespace zcuda::family {
@@ -78,7 +79,8 @@ std::optional<LibraryIdentity> identify_library(const std::filesystem::path& fil
 
 // The ZLUDA libraries among a folder's CUDA-named files (cublas64_11.dll, nvcuda.dll, ...),
 // sorted by path; NVIDIA's originals and other files are left out.
-std::vector<LibraryIdentity> zluda_libraries_in(const std::filesystem::path& folder, platform::Os os);
+// `listings`: where a launch keeps the folders it listed (nothing: list now).
+std::vector<LibraryIdentity> zluda_libraries_in(const std::filesystem::path& folder, platform::Os os, platform::FolderListings* listings = nullptr);
 
 // Refuses (its own exit code) a launch that would put two families into one process: the
 // runtime launched with, and the ZLUDA libraries already sitting in the folders the program
@@ -86,7 +88,7 @@ std::vector<LibraryIdentity> zluda_libraries_in(const std::filesystem::path& fol
 // families, the files, and the command that would work.
 // `placed_by_zcuda`: files a stage journal says zcuda itself placed there (a restage replaces them).
 Status check_not_mixed(const Identity& runtime, const std::vector<std::filesystem::path>& library_folders, platform::Os os,
-                       const std::vector<std::filesystem::path>& placed_by_zcuda = {});
+                       const std::vector<std::filesystem::path>& placed_by_zcuda = {}, platform::FolderListings* listings = nullptr);
 
 // What each family is and does when launched, as data (manifests/runtime-families.json; every
 // fact from the family's own source, cited in docs/families.md).

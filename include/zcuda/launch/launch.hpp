@@ -113,7 +113,8 @@ std::vector<std::filesystem::path> program_library_folders(const LaunchPlan& pla
 // Refuses (ErrorKind::mixed_family, exit 14) a launch that would load ZLUDA libraries of two
 // families into one process: the runtime's and those in the program's folders
 // (family::check_not_mixed). A runtime whose family is unknown blocks nothing by itself.
-Status check_families(const LaunchPlan& plan, platform::Os os);
+// `listings`: where the launch keeps the folders it listed (nothing: list now).
+Status check_families(const LaunchPlan& plan, platform::Os os, platform::FolderListings* listings = nullptr);
 
 nlohmann::json to_json(const LaunchPlan& plan);
 

@@ -9,6 +9,7 @@
 #include <zcuda/base/error.hpp>
 #include <zcuda/detect/profile.hpp>
 #include <zcuda/platform/file_lock.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/stage.hpp>
 
@@ -34,8 +35,9 @@ Result<HeldStage> stage_and_hold(const PlanOptions& options);
 
 // Stages `program`'s folder with `runtime_dir` when the program loads CUDA libraries. A folder
 // staged with another runtime is restaged; one staged already with this runtime is left as is.
+// `listings`: the launch's folder listings; the program's folder is forgotten when staged.
 Result<LaunchStaging> stage_for_launch(const std::filesystem::path& program, const std::filesystem::path& runtime_dir, platform::Os os,
-                                       const detect::Profile& detected);
+                                       const detect::Profile& detected, platform::FolderListings* listings = nullptr);
 
 // For a launch without ZLUDA: restores the folder if zcuda staged it, so no ZLUDA library is
 // loaded, and keeps the folder's lock shared for the launch. `notice` says what was restored.

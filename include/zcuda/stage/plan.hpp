@@ -11,6 +11,7 @@
 
 #include <zcuda/base/error.hpp>
 #include <zcuda/family/family.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/stage/catalogue.hpp>
 
@@ -98,7 +99,8 @@ Result<Plan> make_plan(const PlanOptions& options);
 // Whether `zcuda run` should stage before launching: the program imports a CUDA library, or
 // its folder holds one (served or NVIDIA's). Cheap: reads one binary and lists one folder, so
 // running an ordinary program costs no tree walk and never stages into a system folder.
-bool uses_cuda_libraries(const std::filesystem::path& program, platform::Os os);
+// `listings`: where a launch keeps the folders it listed (nothing: list now).
+bool uses_cuda_libraries(const std::filesystem::path& program, platform::Os os, platform::FolderListings* listings = nullptr);
 
 nlohmann::json to_json(const Plan& plan);
 

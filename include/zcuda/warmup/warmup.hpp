@@ -15,6 +15,7 @@
 
 #include <zcuda/caches/caches.hpp>
 #include <zcuda/base/error.hpp>
+#include <zcuda/platform/folder_listing.hpp>
 #include <zcuda/platform/os.hpp>
 #include <zcuda/platform/process.hpp>
 
@@ -39,7 +40,8 @@ std::optional<std::string> precompile_skips(const std::filesystem::path& file);
 // itself, and files named as programs or libraries (.exe, .dll, .so, .so.N; .fatbin and .cubin
 // files are looked at only to say they are not read). `limit` stops the search after that many
 // found (run's notice needs one).
-Scan find_cuda_binaries(const std::filesystem::path& app_or_folder, std::size_t limit = SIZE_MAX);
+// `listings`: where a launch keeps the folders it listed (nothing: list now).
+Scan find_cuda_binaries(const std::filesystem::path& app_or_folder, std::size_t limit = SIZE_MAX, platform::FolderListings* listings = nullptr);
 
 // ZLUDA's zluda_precompile beside its libraries; environment error when this build lacks it.
 Result<std::filesystem::path> find_precompile(const std::filesystem::path& runtime_dir, platform::Os os);
@@ -87,7 +89,8 @@ std::optional<std::int64_t> runtime_time(const std::filesystem::path& runtime_di
 // run's notice: when the program's folder holds CUDA binaries and ZLUDA's compute cache is
 // missing, empty, or older than the runtime's files, the line to print; nullopt otherwise.
 std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir,
-                                            const caches::Inputs& inputs);
-std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir);
+                                            const caches::Inputs& inputs, platform::FolderListings* listings = nullptr);
+std::optional<std::string> first_run_notice(const std::filesystem::path& target, const std::filesystem::path& runtime_dir,
+                                            platform::FolderListings* listings = nullptr);
 
 }  // namespace zcuda::warmup

@@ -29,7 +29,7 @@ struct Candidate {
 
 struct LibrarySpec {
   const char* component;
-  std::vector<const char*> names;  // file names; a trailing '*' matches any suffix
+  std::vector<std::string_view> names;  // file names; a trailing '*' matches any suffix
 };
 
 // Called for every name of every library folder (thousands in /usr/lib/x86_64-linux-gnu): no copies.
@@ -121,11 +121,11 @@ std::string read_version(const SystemView& view, const fs::path& root, const std
   if (found_via == "system") {
     constexpr std::string_view prefix = "libamdhip64.so.";
     for (const auto& dir : library_dirs(root, windows)) {
-      for (const auto& name : view.list(dir)) {
-        if (name.starts_with(prefix) && dotted_version(std::string_view(name).substr(prefix.size()), 99)) {
-          source = "library file name";
-          return name.substr(prefix.size());
-        }
+      const auto name = view.first_name(
+          dir, [&](const std::string& n) { return n.starts_with(prefix) && dotted_version(std::string_view(n).substr(prefix.size()), 99); });
+      if (name) {
+        source = "library file name";
+        return name->substr(prefix.size());
       }
     }
   }
@@ -152,6 +152,19 @@ std::vector<std::pair<std::string, std::string>> hip_path_variables(const std::m
   std::sort(versioned.begin(), versioned.end(), [](auto& a, auto& b) { return compare_versions(a.first.substr(9), b.first.substr(9)) > 0; });
   plain.insert(plain.end(), versioned.begin(), versioned.end());
   return plain;
+}
+
+// A distribution's HIP runtime is reachable under its soname (libamdhip64.so.N, the link ldconfig
+// makes) or the development link, so those names are looked up before /usr's library folders,
+// which hold thousands of names, are listed: a machine without one lists none of them.
+bool system_hip_present(const SystemView& view, const fs::path& root) {
+  for (const auto& dir : library_dirs(root, false)) {
+    if (view.exists(dir / "libamdhip64.so")) return true;
+    for (int major = 1; major < 16; ++major) {
+      if (view.exists(dir / fmt::format("libamdhip64.so.{}", major))) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<Candidate> candidates(const SystemView& view, const platform::Environment& env, const RegisteredEnvironment& registered, bool windows) {
@@ -279,6 +292,7 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
   const bool windows = targets_windows(profile);
   for (const auto& candidate : candidates(view, env, registered, windows)) {
     if (!view.is_directory(candidate.root)) continue;
+    if (candidate.found_via == "system" && !system_hip_present(view, candidate.root)) continue;
     std::string key = generic_path_to_utf8(view.canonical(candidate.root).lexically_normal());
     while (key.size() > 1 && key.back() == '/') key.pop_back();
     if (!seen.insert(key).second) continue;
@@ -291,18 +305,24 @@ void probe_hip_installs(const SystemView& view, const platform::Environment& env
       HipLibrary library{spec.component, false, {}};
       std::vector<fs::path> dirs = library_dirs(candidate.root, windows);
       if (std::string(spec.component) == "hipinfo") dirs = {candidate.root / "bin"};
+      // Exact names are looked up, not listed for: hipinfo's folder is /usr/bin on a distribution.
+      const bool exact = std::none_of(spec.names.begin(), spec.names.end(), [](std::string_view p) { return p.ends_with('*'); });
       for (const auto& dir : dirs) {
-        for (const auto& file : view.list(dir)) {
-          for (const char* pattern : spec.names) {
-            if (name_matches(file, pattern)) {
-              library.found = true;
-              library.path = path_text(profile, dir / path_from_utf8(file));
-              break;
-            }
+        std::optional<std::string> file;
+        if (exact) {
+          for (std::string_view name : spec.names) {
+            if ((!file || name < *file) && view.exists(dir / path_from_utf8(name))) file = std::string(name);
           }
-          if (library.found) break;
+        } else {
+          file = view.first_name(dir, [&](const std::string& n) {
+            return std::any_of(spec.names.begin(), spec.names.end(), [&](std::string_view p) { return name_matches(n, p); });
+          });
         }
-        if (library.found) break;
+        if (file) {
+          library.found = true;
+          library.path = path_text(profile, dir / path_from_utf8(*file));
+          break;
+        }
       }
       install.libraries.push_back(std::move(library));
     }

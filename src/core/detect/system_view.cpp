@@ -43,9 +43,16 @@ bool SystemView::is_directory(const fs::path& path) const {
   return fs::is_directory(host_path(path), ec);
 }
 
-const std::vector<std::string>& SystemView::list(const fs::path& path) const {
+const std::vector<std::string>& SystemView::names(const fs::path& path) const {
   if (auto known = listings_.find(path); known != listings_.end()) return known->second;
-  return listings_.emplace(path, platform::sorted_names(host_path(path))).first->second;
+  return listings_.emplace(path, platform::folder_names(host_path(path))).first->second;
+}
+
+const std::vector<std::string>& SystemView::list(const fs::path& path) const {
+  if (auto known = sorted_listings_.find(path); known != sorted_listings_.end()) return known->second;
+  std::vector<std::string> sorted = names(path);
+  std::sort(sorted.begin(), sorted.end());
+  return sorted_listings_.emplace(path, std::move(sorted)).first->second;
 }
 
 std::optional<fs::path> SystemView::link_target(const fs::path& path) const {

@@ -30,6 +30,18 @@ class SystemView {
   // Names of the entries of a folder, sorted; empty when it does not exist. Read once per view and
   // kept (the reference stays valid while the view lives).
   const std::vector<std::string>& list(const std::filesystem::path& path) const;
+  // The same names in the order the folder gives them: for a question about a few names in a big
+  // folder (/usr/lib/x86_64-linux-gnu), where sorting every name would cost more than the question.
+  const std::vector<std::string>& names(const std::filesystem::path& path) const;
+  // The first name, in sorted order, that `wanted` accepts; what a walk over list() would find.
+  template <class Predicate>
+  std::optional<std::string> first_name(const std::filesystem::path& path, Predicate wanted) const {
+    const std::string* best = nullptr;
+    for (const auto& name : names(path)) {
+      if ((best == nullptr || name < *best) && wanted(name)) best = &name;
+    }
+    return best != nullptr ? std::optional(*best) : std::nullopt;
+  }
   // The target of a symbolic link as written in it ("../../../0000:03:00.0"); nothing for a path
   // that is not a link (a copied tree, Windows).
   std::optional<std::filesystem::path> link_target(const std::filesystem::path& path) const;
@@ -43,7 +55,7 @@ class SystemView {
   std::optional<std::filesystem::path> root_;
   // Listings already read: the HIP probe asks for the same library folders once per library
   // (/usr/lib/x86_64-linux-gnu holds thousands of names). A view lives for one detection.
-  mutable std::map<std::filesystem::path, std::vector<std::string>> listings_;
+  mutable std::map<std::filesystem::path, std::vector<std::string>> listings_, sorted_listings_;
 };
 
 std::string trim(std::string_view text);

@@ -19,15 +19,16 @@ namespace zcuda::family {
 
 namespace fs = std::filesystem;
 
-std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform::Os os) {
+std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform::Os os, platform::FolderListings* listings) {
   std::vector<LibraryIdentity> found;
   std::vector<fs::path> files;
-  auto entries = platform::list_folder(folder);
+  platform::FolderListings own;
+  const auto& entries = (listings != nullptr ? *listings : own).list(folder);
   if (!entries) return found;
   // The name first: in a folder like /usr/bin, asking each entry's type would stat them all (and
   // sorting all of its names would cost more than the rest of the check).
   for (const auto& entry : *entries) {
-    if (!is_cuda_library_name(ascii_lower(entry.name), os)) continue;
+    if (!ascii_icontains(entry.name, os == platform::Os::windows ? ".dll" : ".so") || !is_cuda_library_name(ascii_lower(entry.name), os)) continue;
     std::error_code type_ec;
     if (fs::is_regular_file(folder / path_from_utf8(entry.name), type_ec)) files.push_back(folder / path_from_utf8(entry.name));
   }
@@ -39,10 +40,10 @@ std::vector<LibraryIdentity> zluda_libraries_in(const fs::path& folder, platform
 }
 
 Status check_not_mixed(const Identity& runtime, const std::vector<fs::path>& library_folders, platform::Os os,
-                       const std::vector<fs::path>& placed_by_zcuda) {
+                       const std::vector<fs::path>& placed_by_zcuda, platform::FolderListings* listings) {
   std::vector<LibraryIdentity> others;
   for (const auto& folder : library_folders) {
-    for (auto& library : zluda_libraries_in(folder, os)) {
+    for (auto& library : zluda_libraries_in(folder, os, listings)) {
       if (library.family == Family::unknown) continue;
       if (std::ranges::find(placed_by_zcuda, library.path.lexically_normal()) != placed_by_zcuda.end()) continue;
       others.push_back(std::move(library));

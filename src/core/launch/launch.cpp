@@ -537,7 +537,9 @@ std::vector<fs::path> program_library_folders(const LaunchPlan& plan) {
   return folders;
 }
 
-Status check_families(const LaunchPlan& plan, Os os) { return family::check_not_mixed(plan.runtime_family, program_library_folders(plan), os); }
+Status check_families(const LaunchPlan& plan, Os os, platform::FolderListings* listings) {
+  return family::check_not_mixed(plan.runtime_family, program_library_folders(plan), os, {}, listings);
+}
 
 nlohmann::json to_json(const ComputeCapability& cc) {
   return {{"value", cc.value ? nlohmann::json(*cc.value) : nlohmann::json(nullptr)}, {"source", cc.source}, {"why", cc.why}};

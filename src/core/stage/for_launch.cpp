@@ -78,9 +78,11 @@ Result<HeldStage> stage_and_hold(const PlanOptions& options) {
               "Wait for the other runs, stages or unstages of this folder to finish, then start again.");
 }
 
-Result<LaunchStaging> stage_for_launch(const fs::path& program, const fs::path& runtime_dir, platform::Os os, const detect::Profile& detected) {
+Result<LaunchStaging> stage_for_launch(const fs::path& program, const fs::path& runtime_dir, platform::Os os, const detect::Profile& detected,
+                                       platform::FolderListings* listings) {
   LaunchStaging out;
-  if (!uses_cuda_libraries(program, os)) return out;
+  if (!uses_cuda_libraries(program, os, listings)) return out;
+  if (listings != nullptr) listings->forget(program.parent_path());
   PlanOptions options;
   options.app = program;
   options.runtime_dir = runtime_dir;

@@ -94,14 +94,15 @@ Result<fs::path> app_root(const fs::path& app) {
   return absolute.parent_path();
 }
 
-bool uses_cuda_libraries(const fs::path& program, Os os) {
+bool uses_cuda_libraries(const fs::path& program, Os os, platform::FolderListings* listings) {
   auto is_cuda = [os](std::string_view name) { return served_family(name, os) || nvidia_only_library(name, os); };
   if (auto imports = binfmt::read_imports(program); imports && *imports) {
     for (const auto* list : {&(*imports)->needed, &(*imports)->delay_needed}) {
       if (std::any_of(list->begin(), list->end(), is_cuda)) return true;
     }
   }
-  if (auto entries = platform::list_folder(program.parent_path())) {
+  platform::FolderListings own;
+  if (const auto& entries = (listings != nullptr ? *listings : own).list(program.parent_path())) {
     return std::any_of(entries->begin(), entries->end(), [&](const platform::FolderEntry& e) { return is_cuda(e.name); });
   }
   return false;

@@ -58,7 +58,7 @@ std::optional<std::string> precompile_skips(const fs::path& file) {
   return "neither a PE nor an ELF file (a standalone fatbin or cubin): zluda_precompile reads only programs and libraries";
 }
 
-Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
+Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit, platform::FolderListings* listings) {
   Scan scan;
   std::error_code app_ec;
   // The program itself counts whatever its name (a Linux executable has no extension).
@@ -68,7 +68,8 @@ Scan find_cuda_binaries(const fs::path& app_or_folder, std::size_t limit) {
   for (const auto& folder : scan.folders) {
     std::vector<fs::path> files;
     const std::string app_name = path_to_utf8(app.filename());
-    auto entries = platform::list_folder(folder);
+    platform::FolderListings own;
+    const auto& entries = (listings != nullptr ? *listings : own).list(folder);
     if (!entries) continue;
     for (const auto& entry : *entries) {
       // The name first: in a folder like /usr/bin, asking each entry's type would stat them all.

@@ -59,6 +59,20 @@ TEST(HipVersion, FromTheHeaderTheLibraryNameAndTheFolderName) {
   EXPECT_EQ(system->version_source, "library file name");
 }
 
+// /usr counts as a HIP install only through the names the loader finds it by (the soname link
+// ldconfig makes, or the development link); without them its library folders are not listed.
+TEST(HipVersion, TheSystemPrefixCountsThroughTheRuntimesSoname) {
+  test::TempDir tree;
+  touch(tree.path() / "usr/lib/x86_64-linux-gnu/libamdhip64.so.5.2.21153");
+  touch(tree.path() / "usr/lib/x86_64-linux-gnu/librocblas.so.0");
+  EXPECT_EQ(install_at(detect_tree(tree.path()), "/usr"), nullptr);
+  touch(tree.path() / "usr/lib/x86_64-linux-gnu/libamdhip64.so.5");
+  const Profile p = detect_tree(tree.path());
+  const HipInstall* system = install_at(p, "/usr");
+  ASSERT_NE(system, nullptr);
+  EXPECT_EQ(system->version, "5.2.21153");
+}
+
 TEST(HipVersion, ANameThatIsNoVersionGivesNone) {
   test::TempDir tree;
   touch(tree.path() / "opt/rocm-latest/lib/libamdhip64.so.6");

@@ -51,6 +51,26 @@ TEST(FolderListing, ALinkIsALinkNotWhatItNames) {
   EXPECT_TRUE(link == platform::EntryKind::link || link == platform::EntryKind::unknown);
 }
 
+// A launch lists the program's folder once for several checks; what zcuda changes it forgets.
+TEST(FolderListing, ListingsAreKeptUntilForgotten) {
+  test::TempDir dir;
+  std::ofstream(dir.path() / "app") << "x";
+  platform::FolderListings listings;
+  const auto& first = listings.list(dir.path());
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->size(), 1u);
+  std::ofstream(dir.path() / "libcuda.so.1") << "y";
+  const auto& kept = listings.list(dir.path());
+  EXPECT_EQ(&kept, &first);
+  EXPECT_EQ(kept->size(), 1u);
+  listings.forget(dir.path());
+  const auto& fresh = listings.list(dir.path());
+  ASSERT_TRUE(fresh);
+  EXPECT_EQ(fresh->size(), 2u);
+  EXPECT_EQ(platform::folder_names(dir.path()).size(), 2u);
+  EXPECT_FALSE(listings.list(dir.path() / "absent"));
+}
+
 TEST(FolderListing, AMissingFolderIsAnErrorAndNoNames) {
   test::TempDir dir;
   auto entries = platform::list_folder(dir.path() / "absent");
