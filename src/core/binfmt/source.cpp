@@ -25,19 +25,24 @@ namespace {
 
 // Reads on demand from an open file; the size is fixed when opened. The parsers ask for one
 // header or table entry at a time, so reads go through a window of the file: a seek and a read
-// per entry cost hundreds of system calls for one small program.
+// per entry cost hundreds of system calls for one small program. The first window is small, since
+// a format check reads a header and a table or two (run's first-run scan reads every library
+// beside a program); each window read after it doubles, up to 64 KiB, for parsers that walk a
+// table across the file.
 class FileSource final : public ByteSource {
  public:
   FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
   std::uint64_t size() const override { return size_; }
   bool read(std::uint64_t offset, std::span<std::byte> out) const override {
     if (offset > size_ || out.size() > size_ - offset) return false;
-    if (out.size() > kWindow) return read_file(offset, out);
-    if (window_.empty() || offset < window_at_ || offset + out.size() > window_at_ + window_.size()) {
-      window_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, size_ - offset)));
+    if (out.size() > kLargestWindow) return read_file(offset, out);
+    if (window_size_ == 0 || offset < window_at_ || offset + out.size() > window_at_ + window_size_) {
+      next_window_ = next_window_ == 0 ? kFirstWindow : std::min(next_window_ * 2, kLargestWindow);
+      window_size_ = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(next_window_, out.size()), size_ - offset));
+      if (window_.size() < window_size_) window_.resize(window_size_);
       window_at_ = offset;
-      if (!read_file(offset, window_)) {
-        window_.clear();
+      if (!read_file(offset, std::span(window_).first(window_size_))) {
+        window_size_ = 0;
         return false;
       }
     }
@@ -46,7 +51,8 @@ class FileSource final : public ByteSource {
   }
 
  private:
-  static constexpr std::size_t kWindow = 64 * 1024;
+  static constexpr std::size_t kFirstWindow = 4 * 1024;
+  static constexpr std::size_t kLargestWindow = 64 * 1024;
 
   bool read_file(std::uint64_t offset, std::span<std::byte> out) const {
     in_.clear();
@@ -57,7 +63,9 @@ class FileSource final : public ByteSource {
 
   std::ifstream& in_;
   std::uint64_t size_;
-  mutable std::vector<std::byte> window_;
+  mutable std::vector<std::byte> window_;  // grows, never shrinks: no zeroing per window
+  mutable std::size_t window_size_ = 0;    // how much of window_ holds the file from window_at_
+  mutable std::size_t next_window_ = 0;
   mutable std::uint64_t window_at_ = 0;
 };
 
