@@ -47,6 +47,9 @@ const Bundle& active();
 // The content of the knowledge file `name` in the bundle in use; the compiled-in copy when the
 // installed bundle lacks it (a file newer than that bundle).
 std::optional<std::string_view> find(std::string_view name);
+// The JSON knowledge file `name` parsed (discarded when it is not valid JSON); nothing when there
+// is no such file. The compiled-in bundle's files are read from the CBOR the build made of them.
+std::optional<nlohmann::json> parsed(std::string_view name);
 
 // The version --version shows: the installed pointer's when newer than the compiled-in, without
 // verifying anything (a command that uses knowledge says which bundle it really used).

@@ -452,8 +452,9 @@ class Reader {
 
 }  // namespace
 
-Result<std::vector<Profile>> parse(std::string_view json_text, std::string_view origin) {
-  const json j = json::parse(json_text, nullptr, false);
+namespace {
+
+Result<std::vector<Profile>> parse_document(const json& j, std::string_view origin) {
   if (j.is_discarded()) return fail(ErrorKind::invalid_input, fmt::format("{}: not valid JSON", origin), "The profile format is in docs/apps.md.");
   const std::string o(origin);
   if (!j.is_object())
@@ -474,12 +475,18 @@ Result<std::vector<Profile>> parse(std::string_view json_text, std::string_view 
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<Profile>> parse(std::string_view json_text, std::string_view origin) {
+  return parse_document(json::parse(json_text, nullptr, false), origin);
+}
+
 fs::path user_file(const fs::path& home_root) { return home_root / "app-profiles.json"; }
 
 Result<std::vector<Profile>> load(const std::optional<fs::path>& user_profiles) {
-  auto text = knowledge::find("app-profiles.json");
-  if (!text) return fail(ErrorKind::internal, "this zcuda was built without its application profiles (manifests/app-profiles.json)");
-  auto embedded = parse(*text, "embedded app-profiles.json");
+  const auto document = knowledge::parsed("app-profiles.json");
+  if (!document) return fail(ErrorKind::internal, "this zcuda was built without its application profiles (manifests/app-profiles.json)");
+  auto embedded = parse_document(*document, "embedded app-profiles.json");
   if (!embedded) return embedded;
   std::vector<Profile> out;
   std::error_code ec;

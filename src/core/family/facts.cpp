@@ -11,10 +11,8 @@ namespace zcuda::family {
 namespace {
 
 nlohmann::json table() {
-  auto text = knowledge::find("runtime-families.json");
-  if (!text) return nlohmann::json::object();
-  auto parsed = nlohmann::json::parse(*text, nullptr, false);
-  return parsed.is_discarded() ? nlohmann::json::object() : parsed;
+  auto parsed = knowledge::parsed("runtime-families.json");
+  return !parsed || parsed->is_discarded() ? nlohmann::json::object() : std::move(*parsed);
 }
 
 const nlohmann::json& data() {

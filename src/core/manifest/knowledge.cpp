@@ -157,6 +157,18 @@ std::optional<std::string_view> find(std::string_view name) {
   return embedded::find(name);
 }
 
+std::optional<nlohmann::json> parsed(std::string_view name) {
+  if (active().compiled_in) {
+    if (const auto cbor = embedded::find_parsed(std::string(name) + ".cbor")) {
+      auto from_cbor = nlohmann::json::from_cbor(cbor->begin(), cbor->end(), true, false);
+      if (!from_cbor.is_discarded()) return from_cbor;
+    }
+  }
+  const auto text = find(name);
+  if (!text) return std::nullopt;
+  return nlohmann::json::parse(*text, nullptr, false);
+}
+
 std::uint64_t version_for_display() {
   const std::uint64_t built = compiled_in_version();
   if (auto path = folder()) {

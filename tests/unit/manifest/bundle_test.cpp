@@ -179,6 +179,24 @@ TEST(CompiledInBundle, IndexesEveryKnowledgeFileOfTheBuild) {
   EXPECT_NE(built.index.file("torch-check.py"), nullptr);
 }
 
+// The CBOR the build made of each JSON file says what the file's text says (knowledge::parsed
+// reads it instead of the text for the compiled-in bundle).
+TEST(CompiledInBundle, ParsedFormsSayWhatTheTextSays) {
+  if (embedded::parsed_files().empty()) GTEST_SKIP() << "a cross build embeds no CBOR (it cannot run its build tool); the text is parsed";
+  std::size_t compared = 0;
+  for (const auto& file : embedded::files()) {
+    if (!file.name.ends_with(".json") || file.name == kIndexName) continue;
+    const auto cbor = embedded::find_parsed(std::string(file.name) + ".cbor");
+    ASSERT_TRUE(cbor) << file.name;
+    const auto from_cbor = nlohmann::json::from_cbor(cbor->begin(), cbor->end());
+    EXPECT_EQ(from_cbor, nlohmann::json::parse(file.content)) << file.name;
+    EXPECT_EQ(*knowledge::parsed(file.name), from_cbor) << file.name;
+    ++compared;
+  }
+  EXPECT_GE(compared, 8u);
+  EXPECT_FALSE(knowledge::parsed("no-such-file.json"));
+}
+
 // A build configured with a signing key embeds the signature of the compiled-in index.
 TEST(CompiledInBundle, IsSignedWhenTheBuildHadAKey) {
   const auto signature = embedded::find(kSignatureName);
