@@ -3,7 +3,7 @@
 # portable zcuda (curl, OpenSSL, libarchive, fmt and spdlog linked in statically; glibc and the
 # C++ runtime the machine's own) with zcuda-probe, the licences and the documentation. Builds the
 # static libraries first when they are not cached (scripts/portable-deps.sh, about 16 minutes
-# cold), then checks the archive: it unpacks, needs no library beyond glibc and libstdc++, and
+# cold), then checks the archive: it unpacks, needs no library beyond glibc, and
 # its zcuda answers --version and `detect --json` with an empty library path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
