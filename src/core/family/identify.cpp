@@ -202,14 +202,15 @@ Result<Identity> identify_runtime(const fs::path& dir, platform::Os os, const Re
 
   Identity identity;
   std::set<Family> by_content, by_name;
+  // Looked up once, not per file: each Facts is a copy (with upstream's release table).
+  const std::optional<Facts> known_families[] = {facts(Family::upstream), facts(Family::lshqqytiger)};
   for (const auto& file : files) {
     const std::string name = ascii_lower(path_to_utf8(file.filename()));
-    for (Family family : {Family::upstream, Family::lshqqytiger}) {
-      auto f = facts(family);
+    for (const auto& f : known_families) {
       if (!f) continue;
       if (std::ranges::any_of(f->only_names, [&](const std::string& n) { return ascii_lower(n) == name; })) {
-        by_name.insert(family);
-        identity.evidence.push_back(fmt::format("{} is a name only {} ships", path_to_utf8(file.filename()), to_string(family)));
+        by_name.insert(f->family);
+        identity.evidence.push_back(fmt::format("{} is a name only {} ships", path_to_utf8(file.filename()), to_string(f->family)));
       }
     }
     if (!is_cuda_library_name(name, os)) continue;
