@@ -37,6 +37,17 @@ struct Handle {
   }
 };
 
+// CreateProcessW, started again (up to twice) when Wine answers ERROR_INTERNAL_ERROR: its loader,
+// now and then under load, fails a new process before any of the program's code has run
+// (src/core/platform/process_win32.cpp does the same for zcuda's own children).
+BOOL create_process(std::wstring& command_line, BOOL inherit, DWORD flags, std::wstring& environment, STARTUPINFOW& startup,
+                    PROCESS_INFORMATION& info) {
+  for (int attempt = 1;; ++attempt) {
+    if (CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, inherit, flags, environment.data(), nullptr, &startup, &info)) return TRUE;
+    if (GetLastError() != ERROR_INTERNAL_ERROR || attempt == 3) return FALSE;
+  }
+}
+
 // This process's environment with variables set and unset, as CreateProcessW takes it. Names are
 // case-insensitive on Windows ("Path"): replaced and unset by that rule.
 std::wstring environment_block(const std::map<std::string, std::string>& set, const std::vector<std::string>& unset) {
@@ -89,7 +100,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   startup.hStdOutput = out_write.h;
   startup.hStdError = err_write.h;
   PROCESS_INFORMATION info{};
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_UNICODE_ENVIRONMENT, block.data(), nullptr, &startup, &info)) {
+  if (!create_process(command_line, TRUE, CREATE_UNICODE_ENVIRONMENT, block, startup, info)) {
     CommandResult failed;
     failed.exit_code = 127;  // as a POSIX shell reports a program it could not start
     failed.err = "could not start " + argv[0] + ": Windows error " + std::to_string(GetLastError());
@@ -139,8 +150,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
     startup.hStdError = options_.err ? err.h : GetStdHandle(STD_ERROR_HANDLE);
   }
   PROCESS_INFORMATION info{};
-  if (!CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, startup.dwFlags != 0, CREATE_UNICODE_ENVIRONMENT | CREATE_NEW_PROCESS_GROUP,
-                      block.data(), nullptr, &startup, &info)) {
+  if (!create_process(command_line, startup.dwFlags != 0, CREATE_UNICODE_ENVIRONMENT | CREATE_NEW_PROCESS_GROUP, block, startup, info)) {
     throw std::runtime_error("could not start " + argv[0] + ": Windows error " + std::to_string(GetLastError()));
   }
   CloseHandle(info.hThread);
