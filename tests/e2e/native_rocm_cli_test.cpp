@@ -28,7 +28,7 @@ constexpr bool kWindows = true;
 constexpr bool kWindows = false;
 #endif
 
-CommandOptions in_home(const TempDir& home) {
+CommandOptions in_native_home(const TempDir& home) {
   CommandOptions o;
   o.set_env["ZCUDA_HOME"] = path_to_utf8(home.path());
   o.unset_env = {"ZLUDA_CC", "ZLUDA_SM", "ZCUDA_NATIVE_INDEX_URL"};
@@ -61,13 +61,13 @@ json json_tail(const std::string& out) {
 TEST(NativeRocmCli, AppsSaysARocmVenvIsNativeNotAProblem) {
   TempDir home, app;
   const fs::path python = fake_venv(app / "venv", "2.11.0+rocm7.13.0", "None", "'7.13.0'");
-  auto r = run_zcuda({"apps", path_to_utf8(python)}, in_home(home));
+  auto r = run_zcuda({"apps", path_to_utf8(python)}, in_native_home(home));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("backend:    native ROCm: no ZLUDA needed (torch 2.11.0+rocm7.13.0 is built for ROCm"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(HIP 7.13.0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("problem:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("placement:  none"), std::string::npos) << r.out;
-  auto js = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_home(home));
+  auto js = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_native_home(home));
   ASSERT_EQ(js.exit_code, 0) << js.err;
   const json j = json::parse(js.out);
   EXPECT_TRUE(j["setups"][0]["flavour_problem"].is_null());
@@ -80,11 +80,11 @@ TEST(NativeRocmCli, AppsSaysARocmVenvIsNativeNotAProblem) {
 TEST(NativeRocmCli, RunLaunchesARocmTorchNativelyWithoutZluda) {
   TempDir home, app;
   const fs::path python = fake_venv(app / "venv", "2.11.0+rocm7.13.0", "None", "'7.13.0'", test_child());
-  auto r = run_zcuda({"run", path_to_utf8(python), "out", "hello from rocm", "env", "LD_LIBRARY_PATH"}, in_home(home));
+  auto r = run_zcuda({"run", path_to_utf8(python), "out", "hello from rocm", "env", "LD_LIBRARY_PATH"}, in_native_home(home));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(r.out.starts_with("hello from rocm")) << r.out;
   EXPECT_NE(r.err.find("launched natively: no ZLUDA placed"), std::string::npos) << r.err;
-  auto js = run_zcuda({"--json", "run", path_to_utf8(python), "exit", "0"}, in_home(home));
+  auto js = run_zcuda({"--json", "run", path_to_utf8(python), "exit", "0"}, in_native_home(home));
   ASSERT_EQ(js.exit_code, 0) << js.err;
   const json j = json_tail(js.out);
   ASSERT_FALSE(j.is_discarded()) << js.out;
@@ -95,7 +95,7 @@ TEST(NativeRocmCli, RunLaunchesARocmTorchNativelyWithoutZluda) {
 TEST(NativeRocmCli, VerifyAppRunsTheTorchCheckNatively) {
   TempDir home, app;
   const fs::path python = fake_venv(app / "venv", "2.11.0+rocm7.13.0", "None", "'7.13.0'", test_child());
-  auto r = run_zcuda({"--json", "verify", "--app", path_to_utf8(python)}, in_home(home));
+  auto r = run_zcuda({"--json", "verify", "--app", path_to_utf8(python)}, in_native_home(home));
   // The stand-in interpreter cannot run the script: the check errs, but it ran natively.
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const json j = json::parse(r.out);
@@ -107,14 +107,14 @@ TEST(NativeRocmCli, VerifyAppRunsTheTorchCheckNatively) {
 TEST(NativeRocmCli, AZludaAppOnANativelyServedGpuGetsTheExactSteps) {
   TempDir home, app;
   const fs::path python = fake_venv(app / "venv", "2.7.0+cu118", "'11.8'", "None");
-  auto r = run_zcuda({"apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_home(home));
+  auto r = run_zcuda({"apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_native_home(home));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Native ROCm PyTorch serves"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("is left alone"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" -m pip install --index-url https://rocm.nightlies.amd.com/whl-multi-arch/ "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("torch[device-gfx1100]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--setup-native"), std::string::npos) << r.out;
-  auto js = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_home(home));
+  auto js = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx1100"}, in_native_home(home));
   ASSERT_EQ(js.exit_code, 0) << js.err;
   const json a = json::parse(js.out)["native_rocm_advice"];
   ASSERT_TRUE(a.is_object()) << js.out;
@@ -123,7 +123,7 @@ TEST(NativeRocmCli, AZludaAppOnANativelyServedGpuGetsTheExactSteps) {
   EXPECT_EQ(path_from_utf8(a["venv"].get<std::string>()), app / "venv-rocm");
   EXPECT_EQ(path_from_utf8(a["app_venv_left_alone"].get<std::string>()), app / "venv");
   // An RX 580 (gfx803) has no native ROCm PyTorch in the data: no steps.
-  auto polaris = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx803"}, in_home(home));
+  auto polaris = run_zcuda({"--json", "apps", path_to_utf8(python), "--gfx", "gfx803"}, in_native_home(home));
   ASSERT_EQ(polaris.exit_code, 0) << polaris.err;
   EXPECT_TRUE(json::parse(polaris.out)["native_rocm_advice"].is_null());
 }
@@ -164,7 +164,7 @@ class SetupNative : public ::testing::Test {
     app_python = fake_venv(app / "venv", "2.7.0+cu118", "'11.8'", "None");
   }
   CommandOptions options() {
-    CommandOptions o = in_home(home);
+    CommandOptions o = in_native_home(home);
     o.set_env["PIP_NO_CACHE_DIR"] = "1";
     o.set_env["NO_PROXY"] = o.set_env["no_proxy"] = "127.0.0.1,localhost";
     for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}) o.unset_env.push_back(v);
@@ -194,17 +194,17 @@ TEST_F(SetupNative, MakesTheVenvFromTheLoopbackIndexKeepsAnUndoRecordAndUndoes) 
   EXPECT_TRUE(fs::exists(venv / "zcuda-native-venv.json"));
   EXPECT_EQ(read_file(path_to_utf8(app / "venv" / "pyvenv.cfg")), app_cfg);  // the application's venv is left alone
   // The new venv is native ROCm to zcuda.
-  auto seen = run_zcuda({"apps", path_to_utf8(venv / "bin" / "python")}, in_home(home));
+  auto seen = run_zcuda({"apps", path_to_utf8(venv / "bin" / "python")}, in_native_home(home));
   EXPECT_NE(seen.out.find("native ROCm: no ZLUDA needed"), std::string::npos) << seen.out << seen.err;
   // A second setup into the same folder is refused, and nothing in it changes.
   auto again = run_zcuda({"apps", "--setup-native", path_to_utf8(venv), "--gfx", "gfx1100", "--python", "/usr/bin/python3"}, o);
   EXPECT_EQ(again.exit_code, 11) << again.err;
   EXPECT_TRUE(fs::exists(venv / "zcuda-native-venv.json"));
   // Undo removes it; a folder without the record is refused.
-  auto undo = run_zcuda({"apps", "--undo-native", path_to_utf8(venv)}, in_home(home));
+  auto undo = run_zcuda({"apps", "--undo-native", path_to_utf8(venv)}, in_native_home(home));
   EXPECT_EQ(undo.exit_code, 0) << undo.err;
   EXPECT_FALSE(fs::exists(venv));
-  auto not_ours = run_zcuda({"apps", "--undo-native", path_to_utf8(app / "venv")}, in_home(home));
+  auto not_ours = run_zcuda({"apps", "--undo-native", path_to_utf8(app / "venv")}, in_native_home(home));
   EXPECT_EQ(not_ours.exit_code, 11) << not_ours.err;
   EXPECT_TRUE(fs::exists(app / "venv" / "pyvenv.cfg"));
 }

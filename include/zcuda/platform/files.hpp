@@ -12,6 +12,11 @@
 
 namespace zcuda::platform {
 
+// Whether `path` is a directory / a regular file (links followed); false also where it cannot be
+// looked at, for the many checks that only ask whether something is there to use.
+bool is_dir(const std::filesystem::path& path);
+bool is_file(const std::filesystem::path& path);
+
 // Reads a whole file, refusing ones larger than `max_bytes` (sysfs and config files are small;
 // the bound keeps a hostile or special file from exhausting memory).
 Result<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes = 16u << 20);

@@ -9,6 +9,7 @@
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/platform/files.hpp>
 
 namespace zcuda::apps {
 
@@ -29,11 +30,6 @@ bool path_exists(const fs::path& p) {
   return fs::exists(p, ec);
 }
 
-bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
-
 // The folders an application may live in, nearest first: the folder given; or the program's
 // folder and those above it, then the folders of arguments that are files (a script: main.py).
 std::vector<fs::path> candidate_folders(const Given& given) {
@@ -44,7 +40,7 @@ std::vector<fs::path> candidate_folders(const Given& given) {
   std::error_code ec;
   // Not canonical: a venv's bin/python is a link to the base interpreter, and the venv is the point.
   const fs::path app = fs::absolute(given.app, ec).lexically_normal();
-  if (is_dir(app)) {
+  if (platform::is_dir(app)) {
     add(app);
     return out;
   }
@@ -121,7 +117,7 @@ Recognition recognise(const std::vector<Profile>& profiles, const Given& given) 
   r.folders = candidate_folders(given);
   std::error_code ec;
   std::optional<fs::path> program;
-  if (!is_dir(given.app)) program = fs::absolute(given.app, ec).lexically_normal();
+  if (!platform::is_dir(given.app)) program = fs::absolute(given.app, ec).lexically_normal();
   // A program that is not Python has no torch of its own, even beside a venv; a folder's venv is
   // the application's.
   if (program && is_python(*program, given.os)) {
@@ -171,7 +167,7 @@ Match forced_match(const Profile& profile, const Recognition& recognition) {
   // The application's own runtime folder decides its root when one of the folders holds it.
   if (profile.runtime) {
     for (const auto& folder : recognition.folders) {
-      if (is_dir(folder / path_from_utf8(*profile.runtime))) {
+      if (platform::is_dir(folder / path_from_utf8(*profile.runtime))) {
         m.root = folder;
         break;
       }

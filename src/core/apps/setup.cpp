@@ -6,17 +6,13 @@
 #include <zcuda/apps/native_rocm.hpp>
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
+#include <zcuda/platform/files.hpp>
 
 namespace zcuda::apps {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
 
 // Folders under `root` matching `glob` ('/'-separated; '*' stands for any one name).
 std::vector<fs::path> glob_folders(const fs::path& root, const std::string& glob) {
@@ -29,7 +25,7 @@ std::vector<fs::path> glob_folders(const fs::path& root, const std::string& glob
     std::vector<fs::path> next;
     for (const auto& dir : level) {
       if (part != "*") {
-        if (is_dir(dir / path_from_utf8(part))) next.push_back(dir / path_from_utf8(part));
+        if (platform::is_dir(dir / path_from_utf8(part))) next.push_back(dir / path_from_utf8(part));
         continue;
       }
       std::error_code ec;
@@ -50,7 +46,7 @@ void find_app_runtime(const Match& match, platform::Os os, const MachineFacts& f
   const Profile& p = match.profile;
   if (!p.runtime) return;
   if (!p.runtime_variable && !p.runtime_from_working_dir) {
-    if (is_dir(match.root / path_from_utf8(*p.runtime))) s.app_runtime = match.root / path_from_utf8(*p.runtime);
+    if (platform::is_dir(match.root / path_from_utf8(*p.runtime))) s.app_runtime = match.root / path_from_utf8(*p.runtime);
     return;
   }
   std::error_code ec;
@@ -66,13 +62,13 @@ void find_app_runtime(const Match& match, platform::Os os, const MachineFacts& f
   const fs::path where = (base / path_from_utf8(named ? *named : *p.runtime)).lexically_normal();
   const std::string how =
       named ? fmt::format("${}={}", *p.runtime_variable, *named) : fmt::format("{} in the working folder {}", *p.runtime, path_to_utf8(base));
-  if (is_dir(where)) {
+  if (platform::is_dir(where)) {
     s.app_runtime = where;
     return;
   }
   std::string missing = fmt::format("{} looks for its ZLUDA at {} ({}), and there is none", p.name, path_to_utf8(where), how);
   const fs::path beside = match.root / path_from_utf8(*p.runtime);
-  if (!named && p.runtime_from_working_dir && is_dir(beside) && beside != where) {
+  if (!named && p.runtime_from_working_dir && platform::is_dir(beside) && beside != where) {
     missing += fmt::format("; the application's folder has one ({}): start it from {}", path_to_utf8(beside), path_to_utf8(match.root));
   }
   s.app_runtime_missing = std::move(missing);
@@ -105,7 +101,7 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) 
   find_app_runtime(match, os, facts, s);
   const Placement placement = p.placement_on(os);
   if (p.stage) {
-    if (placement.into == Into::torch_lib && match.torch && is_dir(match.torch->lib)) s.place_into = match.torch->lib;
+    if (placement.into == Into::torch_lib && match.torch && platform::is_dir(match.torch->lib)) s.place_into = match.torch->lib;
     if (placement.into == Into::program) s.place_into = match.root;
     s.names = placement.names;
   }
@@ -123,7 +119,7 @@ Setup setup_for(const Match& match, platform::Os os, const MachineFacts& facts) 
       s.kernels.push_back(match.root);
       break;
     case Warmup::Kind::torch_lib:
-      if (match.torch && is_dir(match.torch->lib)) s.kernels.push_back(match.torch->lib);
+      if (match.torch && platform::is_dir(match.torch->lib)) s.kernels.push_back(match.torch->lib);
       break;
     case Warmup::Kind::glob:
       for (const auto& glob : p.warmup.globs) {

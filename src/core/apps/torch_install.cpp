@@ -20,11 +20,6 @@ using platform::Os;
 
 namespace {
 
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
 // The venv (or install) root of an interpreter: a venv's bin/ or Scripts/ sits under it; a
 // Windows python.org install keeps python.exe in its root.
 fs::path install_root(const fs::path& interpreter) {
@@ -57,7 +52,7 @@ std::vector<fs::path> site_packages(const fs::path& root, Os os) {
 }
 
 std::optional<TorchInstall> torch_at(const fs::path& package, const fs::path& interpreter, bool venv, std::string found_by) {
-  if (!is_file(package / "version.py") && !is_file(package / "__init__.py")) return std::nullopt;
+  if (!platform::is_file(package / "version.py") && !platform::is_file(package / "__init__.py")) return std::nullopt;
   TorchInstall t;
   t.interpreter = interpreter;
   t.package = package;
@@ -92,7 +87,7 @@ bool is_python(const fs::path& program, Os os) {
 std::optional<fs::path> venv_interpreter(const fs::path& folder, Os os) {
   for (const char* venv : {"venv", ".venv", "env", ""}) {
     const fs::path root = *venv ? folder / venv : folder;
-    if (!is_file(root / "pyvenv.cfg")) continue;
+    if (!platform::is_file(root / "pyvenv.cfg")) continue;
     const fs::path python = os == Os::windows ? root / "Scripts" / "python.exe" : root / "bin" / "python";
     std::error_code ec;
     if (fs::exists(python, ec)) return python;
@@ -209,7 +204,7 @@ std::optional<fs::path> user_site_packages(const fs::path& interpreter, Os os, c
   // site.py: PYTHONNOUSERSITE turns it off; a venv turns it off unless it includes the system's packages.
   if (auto off = var("PYTHONNOUSERSITE"); off && !off->empty()) return std::nullopt;
   const fs::path root = install_root(interpreter);
-  if (is_file(root / "pyvenv.cfg")) {
+  if (platform::is_file(root / "pyvenv.cfg")) {
     const auto config = venv_config(root);
     auto it = config.find("include-system-site-packages");
     if (it == config.end() || ascii_lower(it->second) != "true") return std::nullopt;
@@ -234,7 +229,7 @@ std::optional<fs::path> user_site_packages(const fs::path& interpreter, Os os, c
 
 std::optional<TorchInstall> find_torch(const fs::path& interpreter, Os os, bool ask_interpreter) {
   const fs::path root = install_root(interpreter);
-  const bool venv = is_file(root / "pyvenv.cfg");
+  const bool venv = platform::is_file(root / "pyvenv.cfg");
   // The user's site-packages (pip install --user) comes before the others on sys.path (site.py
   // adds it first); the interpreter's own environment decides it, as it would for the program.
   const auto user_site = os == platform::current_os() ? user_site_packages(interpreter, os, platform::current_environment()) : std::nullopt;

@@ -22,7 +22,7 @@ constexpr std::uint32_t PT_LOAD = 1;
 constexpr std::uint32_t PT_DYNAMIC = 2;
 constexpr std::uint64_t DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_RPATH = 15, DT_RUNPATH = 29;
 
-std::unexpected<Error> bad(std::string what) { return fail(ErrorKind::invalid_input, "Malformed ELF file: " + std::move(what)); }
+std::unexpected<Error> bad_elf(std::string what) { return fail(ErrorKind::invalid_input, "Malformed ELF file: " + std::move(what)); }
 
 struct Segment {
   std::uint32_t type = 0;
@@ -62,13 +62,13 @@ struct Header {
 // The identification bytes and the file header; `reader` is made for the file's byte order.
 Result<Header> read_header(const ByteSource& source, std::optional<Reader>& reader) {
   std::array<std::byte, 16> ident{};
-  if (!source.read(0, ident)) return bad("the identification bytes are truncated");
+  if (!source.read(0, ident)) return bad_elf("the identification bytes are truncated");
   auto id = [&](std::size_t i) { return std::to_integer<unsigned char>(ident[i]); };
-  if (id(0) != 0x7f || id(1) != 'E' || id(2) != 'L' || id(3) != 'F') return bad("no ELF magic");
+  if (id(0) != 0x7f || id(1) != 'E' || id(2) != 'L' || id(3) != 'F') return bad_elf("no ELF magic");
   const unsigned elf_class = id(4);
   const unsigned data = id(5);
-  if (elf_class != 1 && elf_class != 2) return bad(fmt::format("unknown class {}", elf_class));
-  if (data != 1 && data != 2) return bad(fmt::format("unknown byte order {}", data));
+  if (elf_class != 1 && elf_class != 2) return bad_elf(fmt::format("unknown class {}", elf_class));
+  if (data != 1 && data != 2) return bad_elf(fmt::format("unknown byte order {}", data));
   const bool is64 = elf_class == 2;
   reader.emplace(source, data == 1);
 
@@ -76,7 +76,7 @@ Result<Header> read_header(const ByteSource& source, std::optional<Reader>& read
   std::optional<std::uint64_t> phoff = is64 ? reader->get<std::uint64_t>(32) : widen(reader->get<std::uint32_t>(28));
   auto phentsize = reader->get<std::uint16_t>(is64 ? 54 : 42);
   auto phnum = reader->get<std::uint16_t>(is64 ? 56 : 44);
-  if (!machine || !phoff || !phentsize || !phnum) return bad("the file header is truncated");
+  if (!machine || !phoff || !phentsize || !phnum) return bad_elf("the file header is truncated");
   return Header{is64, *machine, *phoff, *phentsize, *phnum};
 }
 
@@ -86,14 +86,14 @@ struct Segments {
 };
 
 Result<Segments> read_segments(const Reader& reader, const Header& h) {
-  if (h.phnum == 0xffff) return bad("extended program header numbering is not supported");
-  if (h.phnum > kMaxProgramHeaders) return bad(fmt::format("{} program headers", h.phnum));
+  if (h.phnum == 0xffff) return bad_elf("extended program header numbering is not supported");
+  if (h.phnum > kMaxProgramHeaders) return bad_elf(fmt::format("{} program headers", h.phnum));
   const std::uint64_t min_entry = h.is64 ? 56 : 32;
-  if (h.phentsize < min_entry) return bad(fmt::format("program header entries of {} bytes", h.phentsize));
+  if (h.phentsize < min_entry) return bad_elf(fmt::format("program header entries of {} bytes", h.phentsize));
   Segments segments;
   for (std::uint32_t i = 0; i < h.phnum; ++i) {
     auto at = checked_add(h.phoff, std::uint64_t{i} * h.phentsize);
-    if (!at) return bad("the program header table offset overflows");
+    if (!at) return bad_elf("the program header table offset overflows");
     auto type = reader.get<std::uint32_t>(*at);
     std::optional<std::uint64_t> offset, vaddr, filesz;
     if (h.is64) {
@@ -105,7 +105,7 @@ Result<Segments> read_segments(const Reader& reader, const Header& h) {
       vaddr = widen(reader.get<std::uint32_t>(*at + 8));
       filesz = widen(reader.get<std::uint32_t>(*at + 16));
     }
-    if (!type || !offset || !vaddr || !filesz) return bad("the program header table is truncated");
+    if (!type || !offset || !vaddr || !filesz) return bad_elf("the program header table is truncated");
     const Segment s{*type, *offset, *vaddr, *filesz};
     if (s.type == PT_LOAD) segments.loads.push_back(s);
     if (s.type == PT_DYNAMIC && !segments.dynamic) segments.dynamic = s;
@@ -127,7 +127,7 @@ Result<DynamicEntries> read_dynamic(const Reader& reader, bool is64, const Segme
   bool terminated = false;
   for (std::uint64_t i = 0; i < entries; ++i) {
     auto at = checked_add(dynamic.offset, i * entry_size);
-    if (!at) return bad("the dynamic section offset overflows");
+    if (!at) return bad_elf("the dynamic section offset overflows");
     std::optional<std::uint64_t> tag, value;
     if (is64) {
       tag = reader.get<std::uint64_t>(*at);
@@ -136,14 +136,14 @@ Result<DynamicEntries> read_dynamic(const Reader& reader, bool is64, const Segme
       tag = widen(reader.get<std::uint32_t>(*at));
       value = widen(reader.get<std::uint32_t>(*at + 4));
     }
-    if (!tag || !value) return bad("the dynamic section is truncated");
+    if (!tag || !value) return bad_elf("the dynamic section is truncated");
     if (*tag == DT_NULL) {
       terminated = true;
       break;
     }
     switch (*tag) {
       case DT_NEEDED:
-        if (d.needed.size() >= kMaxNeeded) return bad("too many DT_NEEDED entries");
+        if (d.needed.size() >= kMaxNeeded) return bad_elf("too many DT_NEEDED entries");
         d.needed.push_back(*value);
         break;
       case DT_RUNPATH:
@@ -162,7 +162,7 @@ Result<DynamicEntries> read_dynamic(const Reader& reader, bool is64, const Segme
         break;
     }
   }
-  if (!terminated && entries == kMaxDynamicEntries) return bad("the dynamic section has no end");
+  if (!terminated && entries == kMaxDynamicEntries) return bad_elf("the dynamic section has no end");
   return d;
 }
 
@@ -180,20 +180,20 @@ Result<StringTable> locate_string_table(const Reader& reader, const std::vector<
     if (strtab < load.vaddr || strtab - load.vaddr >= load.filesz) continue;
     table_offset = load.offset + (strtab - load.vaddr);
     auto end = checked_add(load.offset, load.filesz);
-    if (!table_offset || !end || *table_offset < load.offset) return bad("the string table's segment overflows");
+    if (!table_offset || !end || *table_offset < load.offset) return bad_elf("the string table's segment overflows");
     table_limit = *end;
     break;
   }
-  if (!table_offset) return bad("the string table is not in any loaded segment");
+  if (!table_offset) return bad_elf("the string table is not in any loaded segment");
   if (auto end = checked_add(*table_offset, strsz); end && *end < table_limit) table_limit = *end;
   return StringTable{*table_offset, std::min(table_limit, reader.size())};
 }
 
 Result<std::string> string_at(const Reader& reader, const StringTable& table, std::uint64_t index, const char* what) {
   auto at = checked_add(table.offset, index);
-  if (!at || *at >= table.limit) return bad(fmt::format("a {} string lies outside the string table", what));
+  if (!at || *at >= table.limit) return bad_elf(fmt::format("a {} string lies outside the string table", what));
   auto text = reader.c_string(*at, table.limit);
-  if (!text) return bad(fmt::format("a {} string is not terminated", what));
+  if (!text) return bad_elf(fmt::format("a {} string is not terminated", what));
   return *text;
 }
 
@@ -201,7 +201,7 @@ Status resolve_names(const Reader& reader, const StringTable& table, const Dynam
   for (auto index : d.needed) {
     auto name = string_at(reader, table, index, "DT_NEEDED");
     if (!name) return std::unexpected(name.error());
-    if (name->empty()) return bad("an empty DT_NEEDED name");
+    if (name->empty()) return bad_elf("an empty DT_NEEDED name");
     imports.needed.push_back(std::move(*name));
   }
   for (auto index : d.runpath) {
@@ -236,7 +236,7 @@ Result<Imports> parse_elf(const ByteSource& source) {
   auto dynamic = read_dynamic(*reader, header->is64, *segments->dynamic);
   if (!dynamic) return std::unexpected(dynamic.error());
   if (dynamic->needed.empty() && dynamic->runpath.empty() && dynamic->rpath.empty()) return imports;
-  if (!dynamic->strtab || !dynamic->strsz) return bad("the dynamic section names no string table");
+  if (!dynamic->strtab || !dynamic->strsz) return bad_elf("the dynamic section names no string table");
 
   auto table = locate_string_table(*reader, segments->loads, *dynamic->strtab, *dynamic->strsz);
   if (!table) return std::unexpected(table.error());

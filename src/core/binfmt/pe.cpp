@@ -29,7 +29,7 @@ constexpr std::uint32_t kMaxResource = 64u << 10;  // real manifests and version
 // nvcuda.dll exports about a thousand names; a table far beyond that is hostile.
 constexpr std::uint32_t kMaxExports = 65536;
 
-std::unexpected<Error> bad(std::string what) { return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what)); }
+std::unexpected<Error> bad_pe(std::string what) { return fail(ErrorKind::invalid_input, "Malformed PE file: " + std::move(what)); }
 
 struct Section {
   std::uint32_t virtual_address = 0;
@@ -66,10 +66,10 @@ class PeImage {
 
   Result<std::string> name_at(std::uint64_t rva, std::string_view table) const {
     auto where = locate(rva);
-    if (!where) return bad(fmt::format("a {} DLL name lies outside the file (RVA {:#x})", table, rva));
+    if (!where) return bad_pe(fmt::format("a {} DLL name lies outside the file (RVA {:#x})", table, rva));
     auto name = reader_.c_string(where->offset, where->limit);
-    if (!name) return bad(fmt::format("a {} DLL name is not terminated (RVA {:#x})", table, rva));
-    if (name->empty()) return bad(fmt::format("a {} DLL name is empty", table));
+    if (!name) return bad_pe(fmt::format("a {} DLL name is not terminated (RVA {:#x})", table, rva));
+    if (name->empty()) return bad_pe(fmt::format("a {} DLL name is empty", table));
     return *name;
   }
 
@@ -82,14 +82,14 @@ class PeImage {
 Status read_imports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::vector<std::string>& out) {
   constexpr std::uint64_t kSize = 20;  // IMAGE_IMPORT_DESCRIPTOR
   auto where = image.locate(rva);
-  if (!where) return bad("the import table lies outside the file");
+  if (!where) return bad_pe("the import table lies outside the file");
   for (std::size_t i = 0;; ++i) {
-    if (i >= kMaxDescriptors) return bad("the import table has no end");
+    if (i >= kMaxDescriptors) return bad_pe("the import table has no end");
     const std::uint64_t at = where->offset + i * kSize;
-    if (at + kSize > where->limit) return bad("the import table runs past its section");
+    if (at + kSize > where->limit) return bad_pe("the import table runs past its section");
     auto name_rva = reader.get<std::uint32_t>(at + 12);
     auto first_thunk = reader.get<std::uint32_t>(at + 16);
-    if (!name_rva || !first_thunk) return bad("the import table is truncated");
+    if (!name_rva || !first_thunk) return bad_pe("the import table is truncated");
     // The loader stops at the first descriptor without a name and thunks.
     if (*name_rva == 0 && *first_thunk == 0) return {};
     auto name = image.name_at(*name_rva, "imported");
@@ -104,15 +104,15 @@ Status read_delay_imports(const PeImage& image, const Reader& reader, std::uint3
                           std::vector<std::string>& out) {
   constexpr std::uint64_t kSize = 32;  // IMAGE_DELAYLOAD_DESCRIPTOR
   auto where = image.locate(rva);
-  if (!where) return bad("the delay-import table lies outside the file");
+  if (!where) return bad_pe("the delay-import table lies outside the file");
   const std::uint64_t declared = size / kSize;
   for (std::size_t i = 0; i < declared; ++i) {
-    if (i >= kMaxDescriptors) return bad("the delay-import table has no end");
+    if (i >= kMaxDescriptors) return bad_pe("the delay-import table has no end");
     const std::uint64_t at = where->offset + i * kSize;
-    if (at + kSize > where->limit) return bad("the delay-import table runs past its section");
+    if (at + kSize > where->limit) return bad_pe("the delay-import table runs past its section");
     auto attributes = reader.get<std::uint32_t>(at);
     auto name_field = reader.get<std::uint32_t>(at + 4);
-    if (!attributes || !name_field) return bad("the delay-import table is truncated");
+    if (!attributes || !name_field) return bad_pe("the delay-import table is truncated");
     if (*name_field == 0) return {};
     // Attribute bit 0 set: fields are RVAs (every current linker). Clear: the old Visual C++ 6
     // form, where they are virtual addresses.
@@ -298,18 +298,18 @@ std::optional<VersionInfo> read_version(const PeImage& image, const Reader& read
 // The names of the export table (IMAGE_EXPORT_DIRECTORY's name pointer table).
 Status read_exports(const PeImage& image, const Reader& reader, std::uint32_t rva, std::vector<std::string>& out) {
   auto where = image.locate(rva);
-  if (!where || where->offset + 40 > where->limit) return bad("the export directory lies outside the file");
+  if (!where || where->offset + 40 > where->limit) return bad_pe("the export directory lies outside the file");
   auto count = reader.get<std::uint32_t>(where->offset + 24);
   auto names_rva = reader.get<std::uint32_t>(where->offset + 32);
-  if (!count || !names_rva) return bad("the export directory is truncated");
-  if (*count > kMaxExports) return bad(fmt::format("{} exported names (more than {})", *count, kMaxExports));
+  if (!count || !names_rva) return bad_pe("the export directory is truncated");
+  if (*count > kMaxExports) return bad_pe(fmt::format("{} exported names (more than {})", *count, kMaxExports));
   if (*count == 0) return {};
   auto names = image.locate(*names_rva);
-  if (!names || names->offset + std::uint64_t{*count} * 4 > names->limit) return bad("the export name table runs past its section");
+  if (!names || names->offset + std::uint64_t{*count} * 4 > names->limit) return bad_pe("the export name table runs past its section");
   out.reserve(*count);
   for (std::uint32_t i = 0; i < *count; ++i) {
     auto name_rva = reader.get<std::uint32_t>(names->offset + std::uint64_t{i} * 4);
-    if (!name_rva) return bad("the export name table is truncated");
+    if (!name_rva) return bad_pe("the export name table is truncated");
     auto name = image.name_at(*name_rva, "exported");
     if (!name) return std::unexpected(name.error());
     out.push_back(std::move(*name));
@@ -322,23 +322,23 @@ Status read_exports(const PeImage& image, const Reader& reader, std::uint32_t rv
 Result<Imports> parse_pe(const ByteSource& source) {
   Reader reader(source, true);
   auto mz = reader.get<std::uint16_t>(0);
-  if (!mz || *mz != 0x5A4D) return bad("no MZ header");
+  if (!mz || *mz != 0x5A4D) return bad_pe("no MZ header");
   auto lfanew = reader.get<std::uint32_t>(0x3c);
-  if (!lfanew) return bad("the DOS header is truncated");
+  if (!lfanew) return bad_pe("the DOS header is truncated");
   const std::uint64_t pe = *lfanew;
   auto signature = reader.get<std::uint32_t>(pe);
-  if (!signature || *signature != 0x00004550) return bad("no PE signature (an MS-DOS program, or truncated)");
+  if (!signature || *signature != 0x00004550) return bad_pe("no PE signature (an MS-DOS program, or truncated)");
 
   const std::uint64_t coff = pe + 4;
   auto machine = reader.get<std::uint16_t>(coff);
   auto section_count = reader.get<std::uint16_t>(coff + 2);
   auto optional_size = reader.get<std::uint16_t>(coff + 16);
-  if (!machine || !section_count || !optional_size) return bad("the COFF header is truncated");
-  if (*section_count > kMaxSections) return bad(fmt::format("{} sections (at most {} are loadable)", *section_count, kMaxSections));
+  if (!machine || !section_count || !optional_size) return bad_pe("the COFF header is truncated");
+  if (*section_count > kMaxSections) return bad_pe(fmt::format("{} sections (at most {} are loadable)", *section_count, kMaxSections));
 
   const std::uint64_t opt = coff + 20;
   auto magic = reader.get<std::uint16_t>(opt);
-  if (!magic) return bad("the optional header is truncated");
+  if (!magic) return bad_pe("the optional header is truncated");
   Imports imports;
   imports.format = Format::pe;
   imports.machine = *machine;
@@ -356,10 +356,10 @@ Result<Imports> parse_pe(const ByteSource& source) {
     directory_count = reader.get<std::uint32_t>(opt + 108);
     directories_at = opt + 112;
   } else {
-    return bad(fmt::format("unknown optional header magic {:#x}", *magic));
+    return bad_pe(fmt::format("unknown optional header magic {:#x}", *magic));
   }
   auto header_size = reader.get<std::uint32_t>(opt + 60);
-  if (!directory_count || !header_size) return bad("the optional header is truncated");
+  if (!directory_count || !header_size) return bad_pe("the optional header is truncated");
   // Only directories inside the declared optional header count.
   const std::uint64_t fits = directories_at - opt <= *optional_size ? (*optional_size - (directories_at - opt)) / 8 : 0;
   const std::uint64_t usable_directories = std::min<std::uint64_t>({std::uint64_t{*directory_count}, fits, std::uint64_t{16}});
@@ -373,7 +373,7 @@ Result<Imports> parse_pe(const ByteSource& source) {
     auto vaddr = reader.get<std::uint32_t>(at + 12);
     auto rsize = reader.get<std::uint32_t>(at + 16);
     auto roff = reader.get<std::uint32_t>(at + 20);
-    if (!vsize || !vaddr || !rsize || !roff) return bad("the section table is truncated");
+    if (!vsize || !vaddr || !rsize || !roff) return bad_pe("the section table is truncated");
     s.virtual_size = *vsize;
     s.virtual_address = *vaddr;
     s.raw_size = *rsize;

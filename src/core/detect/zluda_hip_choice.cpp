@@ -15,17 +15,13 @@
 #include <zcuda/base/ascii.hpp>
 #include <zcuda/base/path_text.hpp>
 #include <zcuda/binfmt/binfmt.hpp>
+#include <zcuda/platform/files.hpp>
 
 namespace zcuda::detect {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-bool is_file(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec);
-}
 
 // The amdhip64 a library imports, as named in its import table ("amdhip64_6.dll").
 std::optional<std::string> hip_import(const fs::path& library) {
@@ -48,12 +44,12 @@ ZludaHipChoice zluda_hip_choice(const std::vector<fs::path>& library_folders, co
   for (const char* name : kPerfLibraries) {
     for (const auto& folder : library_folders) {
       const fs::path library = folder / name;
-      if (!is_file(library)) continue;
+      if (!platform::is_file(library)) continue;
       auto runtime = hip_import(library);
       if (!runtime) continue;
       // LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | DEFAULT_DIRS: the library's own folder, then System32.
       for (const fs::path& where : {folder / *runtime, system_dir / *runtime}) {
-        if (!is_file(where)) continue;
+        if (!platform::is_file(where)) continue;
         return {where, *runtime,
                 fmt::format("ZLUDA loads {} first, which brings {} ({})", path_to_utf8(library), *runtime,
                             where.parent_path() == folder ? "beside it" : "from System32")};
@@ -62,7 +58,7 @@ ZludaHipChoice zluda_hip_choice(const std::vector<fs::path>& library_folders, co
     }
   }
   for (const char* runtime : {"amdhip64_7.dll", "amdhip64_6.dll"}) {
-    if (is_file(system_dir / runtime)) {
+    if (platform::is_file(system_dir / runtime)) {
       return {system_dir / runtime, runtime,
               library_folders.empty() ? fmt::format("no HIP performance library to load first: ZLUDA loads {} from System32", runtime)
                                       : fmt::format("no HIP performance library (hipBLASLt, rocBLAS, rocSPARSE, MIOpen) loads from {}: ZLUDA "

@@ -32,18 +32,13 @@ std::string key_of(const platform::Environment& env, const std::string& name, Os
 
 char list_separator(Os os) { return os == Os::windows ? ';' : ':'; }
 
-bool is_dir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
-
 // Folders first on a PATH-like list, existing ones only, without repeating themselves.
 std::string prepend(const std::vector<fs::path>& first, const std::optional<std::string>& rest, Os os) {
   std::string out;
   std::vector<std::string> seen;
   for (const auto& p : first) {
     const std::string s = path_to_utf8(p);
-    if (!is_dir(p) || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    if (!platform::is_dir(p) || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
     seen.push_back(s);
     if (!out.empty()) out += list_separator(os);
     out += s;
@@ -67,7 +62,7 @@ std::optional<fs::path> find_hip(const Options& options, const platform::Environ
   if (auto hip = lookup(env, "HIP_PATH", options.os); hip && !hip->empty()) return path_from_utf8(*hip);
   if (options.os == Os::linux) {
     if (auto rocm = lookup(env, "ROCM_PATH", options.os); rocm && !rocm->empty()) return path_from_utf8(*rocm);
-    if (is_dir("/opt/rocm")) return fs::path("/opt/rocm");
+    if (platform::is_dir("/opt/rocm")) return fs::path("/opt/rocm");
   }
   return std::nullopt;
 }
@@ -75,8 +70,8 @@ std::optional<fs::path> find_hip(const Options& options, const platform::Environ
 // rocBLAS and hipBLASLt read their kernels from these folders; a per-gfx subfolder, when the
 // SDK has one, holds only that GPU's kernels.
 std::optional<fs::path> kernel_folder(const fs::path& base, const std::optional<std::string>& gfx) {
-  if (!is_dir(base)) return std::nullopt;
-  if (gfx && !gfx->empty() && is_dir(base / *gfx)) return base / *gfx;
+  if (!platform::is_dir(base)) return std::nullopt;
+  if (gfx && !gfx->empty() && platform::is_dir(base / *gfx)) return base / *gfx;
   return base;
 }
 
@@ -218,7 +213,7 @@ Status check_trace(const Options& options, const fs::path& runtime, const fs::pa
     return fail(ErrorKind::usage, "--trace goes through zluda.exe (zluda.exe --zluda-trace), and --direct launches without it",
                 "Leave out --direct to trace, or --trace to launch the program itself.");
   }
-  if (!is_dir(trace_libraries)) {
+  if (!platform::is_dir(trace_libraries)) {
     return fail(ErrorKind::not_found,
                 fmt::format("this ZLUDA ({}) has no trace folder ({}), which holds ZLUDA's trace libraries (zluda_trace)", runtime, trace_libraries),
                 "--trace needs a ZLUDA build that ships its trace folder (vosen/ZLUDA's release archives do); point --runtime-dir "
@@ -343,7 +338,7 @@ Status set_linux_loading(const Options& options, LaunchPlan& plan, const platfor
                                            "libcuda.so.1, before any other (ZLUDA's recommended method; --ld-audit uses LD_AUDIT instead); "
                                          : "the dynamic loader finds ZLUDA's libcuda.so.1 before any other (ZLUDA's recommended method; "
                                            "--ld-audit uses LD_AUDIT instead); ");
-  if (hip && is_dir(*hip / "lib")) why += "ROCm's lib folder, where ZLUDA finds libamdhip64.so and the other unversioned names it links; ";
+  if (hip && platform::is_dir(*hip / "lib")) why += "ROCm's lib folder, where ZLUDA finds libamdhip64.so and the other unversioned names it links; ";
   if (options.libtorch) why += "LibTorch's libraries; ";
   why.resize(why.size() - 2);  // the last "; "
   const std::string value = prepend(libraries, lookup(base, "LD_LIBRARY_PATH", os), os);

@@ -190,4 +190,14 @@ Status write_file_atomic(const fs::path& path, std::string_view content, Durabil
   return {};
 }
 
+bool is_dir(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+
+bool is_file(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
 }  // namespace zcuda::platform

@@ -1,5 +1,6 @@
 // The "Application checks" part of a report: verify --app's records as apps wrote them.
 #include "app_checks.hpp"
+#include "table_cell.hpp"
 
 #include <fmt/format.h>
 
@@ -33,16 +34,10 @@ json key_facts(const apps::CheckRecord& r) {
   return out;
 }
 
-std::string text(const json& j, const char* key) {
+std::string field_text(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return "—";
   return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-std::string cell(std::string s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-  return out;
 }
 
 }  // namespace
@@ -72,16 +67,17 @@ std::string app_checks_markdown(const json& report) {
     if (c.value("check", "") == "fatbin") {
       std::string targets;
       for (const auto& t : f.value("targets", json::array())) targets += (targets.empty() ? "" : ", ") + t.get<std::string>();
-      facts = fmt::format("capability {} ({}), PTX used {}; targets: {}", text(f, "compute_capability"), text(f, "compute_capability_from"),
-                          text(f, "ptx_used"), targets.empty() ? "none" : targets);
+      facts = fmt::format("capability {} ({}), PTX used {}; targets: {}", field_text(f, "compute_capability"),
+                          field_text(f, "compute_capability_from"), field_text(f, "ptx_used"), targets.empty() ? "none" : targets);
     } else if (c.value("check", "") == "physx") {
-      facts = fmt::format("PhysX System Software {} (needs {} or newer)", text(f, "version"), text(f, "minimum"));
+      facts = fmt::format("PhysX System Software {} (needs {} or newer)", field_text(f, "version"), field_text(f, "minimum"));
     } else {
-      facts = fmt::format("torch {} (CUDA flavour {}), CUDA {}, device {}", text(f, "torch"), text(f, "cuda_flavour"),
-                          f.value("cuda_available", false) ? "available" : "unavailable", text(f, "device"));
+      facts = fmt::format("torch {} (CUDA flavour {}), CUDA {}, device {}", field_text(f, "torch"), field_text(f, "cuda_flavour"),
+                          f.value("cuda_available", false) ? "available" : "unavailable", field_text(f, "device"));
     }
-    body += fmt::format("| {} | `{}` | {} | {} | **{}** | {} | {} |\n", text(c, "started_utc"), cell(text(c, "app")), text(c, "profile"),
-                        text(c, "check"), text(c, "status"), cell(c.value("reason", "").empty() ? "—" : c.value("reason", "")), cell(facts));
+    body += fmt::format("| {} | `{}` | {} | {} | **{}** | {} | {} |\n", field_text(c, "started_utc"), table_cell(field_text(c, "app")),
+                        field_text(c, "profile"), field_text(c, "check"), field_text(c, "status"),
+                        table_cell(c.value("reason", "").empty() ? "—" : c.value("reason", "")), table_cell(facts));
   }
   if (body.empty())
     return fmt::format("<details><summary>Application checks</summary>\n\n{}\n</details>\n\n", "`zcuda verify --app` has not been run.");

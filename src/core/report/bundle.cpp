@@ -21,16 +21,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// ::archive is libarchive's; a unity batch may also see the zcuda::archive module's namespace.
 struct ArchiveWriter {
-  archive* a = archive_write_new();
+  ::archive* a = archive_write_new();
   ~ArchiveWriter() { archive_write_free(a); }
   ArchiveWriter() = default;
   ArchiveWriter(const ArchiveWriter&) = delete;
   ArchiveWriter& operator=(const ArchiveWriter&) = delete;
 };
 
-Status add_entry(archive* a, const std::string& name, const std::string& content) {
-  archive_entry* entry = archive_entry_new();
+Status add_entry(::archive* a, const std::string& name, const std::string& content) {
+  ::archive_entry* entry = archive_entry_new();
   archive_entry_set_pathname(entry, name.c_str());
   archive_entry_set_size(entry, static_cast<la_int64_t>(content.size()));
   archive_entry_set_filetype(entry, AE_IFREG);

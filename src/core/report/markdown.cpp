@@ -2,6 +2,7 @@
 #include <zcuda/report/report.hpp>
 
 #include "app_checks.hpp"
+#include "table_cell.hpp"
 
 #include <map>
 
@@ -14,6 +15,20 @@
 #include <zcuda/verify/verify.hpp>
 
 namespace zcuda::report {
+
+// Table cells must not break the row.
+std::string table_cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
 
 namespace {
 
@@ -37,20 +52,6 @@ const nlohmann::json& member(const nlohmann::json& j, const char* key) {
   static const nlohmann::json empty = nlohmann::json::object();
   auto it = j.find(key);
   return it == j.end() || it->is_null() ? empty : *it;
-}
-
-// Table cells must not break the row.
-std::string cell(std::string text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
 }
 
 std::string details(const std::string& title, const std::string& body) {
@@ -91,42 +92,43 @@ std::string render_markdown(const nlohmann::json& r) {
   const nlohmann::json& sys = r["system"];
   std::string out = "## zcuda report\n\n";
   out += "| | |\n|---|---|\n";
-  out += fmt::format("| zcuda | {} ({}) |\n", cell(str(r["zcuda"], "version")), cell(str(r["zcuda"], "build")));
+  out += fmt::format("| zcuda | {} ({}) |\n", table_cell(str(r["zcuda"], "version")), table_cell(str(r["zcuda"], "build")));
   // Reports of older zcuda versions have no knowledge bundle.
   if (r.contains("knowledge") && r["knowledge"].is_object()) {
     const auto& k = r["knowledge"];
-    out +=
-        fmt::format("| knowledge | {} ({}, expires {}) |\n", k.value("version", std::uint64_t{0}), cell(str(k, "source")), cell(str(k, "expires")));
+    out += fmt::format("| knowledge | {} ({}, expires {}) |\n", k.value("version", std::uint64_t{0}), table_cell(str(k, "source")),
+                       table_cell(str(k, "expires")));
   }
-  out += fmt::format("| OS | {} {} {} |\n", cell(str(sys, "os_name")), cell(str(sys, "os_version", "")), cell(str(sys, "architecture", "")));
-  out += fmt::format("| CPU, RAM | {}, {} |\n", cell(str(sys, "cpu")),
+  out += fmt::format("| OS | {} {} {} |\n", table_cell(str(sys, "os_name")), table_cell(str(sys, "os_version", "")),
+                     table_cell(str(sys, "architecture", "")));
+  out += fmt::format("| CPU, RAM | {}, {} |\n", table_cell(str(sys, "cpu")),
                      sys["ram_bytes"].is_number() ? format_bytes(sys["ram_bytes"].get<std::uint64_t>()) : "—");
   std::string gpus;
   for (const auto& g : d.value("gpus", nlohmann::json::array())) gpus += (gpus.empty() ? "" : "; ") + gpu_line(g);
-  out += fmt::format("| GPU | {} |\n", cell(gpus.empty() ? "none found" : gpus));
+  out += fmt::format("| GPU | {} |\n", table_cell(gpus.empty() ? "none found" : gpus));
   const auto& drv = d.value("driver", nlohmann::json::object());
   std::string driver = str(drv, "version", "unknown");
   if (!drv.value("adrenalin_version", nlohmann::json(nullptr)).is_null()) driver += " (Adrenalin " + str(drv, "adrenalin_version") + ")";
-  out += fmt::format("| Driver | {} |\n", cell(driver));
+  out += fmt::format("| Driver | {} |\n", table_cell(driver));
   const auto& rt = d.value("hip_runtime", nlohmann::json::object());
   out += fmt::format(
       "| HIP runtime | {} |\n",
-      cell(rt.value("loaded", false) ? str(rt, "path") + (rt["file_version"].is_null() ? "" : " " + str(rt, "file_version")) : "not loaded"));
+      table_cell(rt.value("loaded", false) ? str(rt, "path") + (rt["file_version"].is_null() ? "" : " " + str(rt, "file_version")) : "not loaded"));
   const auto& hip = d.value("hip", nlohmann::json(nullptr));
   out += fmt::format("| HIP SDK / ROCm | {} |\n",
-                     cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
+                     table_cell(hip.is_null() ? "not found" : str(hip, "version", "unknown version") + " at " + str(hip, "root")));
   std::string installed;
   for (const auto& c : r.value("installs", nlohmann::json::array())) {
     installed += fmt::format("{}{} {} ({}{})", installed.empty() ? "" : "; ", str(c, "component"), str(c, "current", "none"), str(c, "integrity"),
                              install_family(c));
   }
-  out += fmt::format("| Installed | {} |\n", cell(installed.empty() ? "nothing installed by zcuda" : installed));
+  out += fmt::format("| Installed | {} |\n", table_cell(installed.empty() ? "nothing installed by zcuda" : installed));
   const auto saved_verify = verify_results(r);
-  out += fmt::format("| Verify | {} |\n", cell(verify_summary(saved_verify)));
+  out += fmt::format("| Verify | {} |\n", table_cell(verify_summary(saved_verify)));
   const auto level = evidence_level(r);
   std::string level_text = str(level, "label") + ": " + str(level, "meaning");
   if (!level.value("reason", "").empty()) level_text += " (" + str(level, "reason") + ")";
-  out += fmt::format("| Level | {} |\n", cell(level_text));
+  out += fmt::format("| Level | {} |\n", table_cell(level_text));
   out += fmt::format("| Ready | {} |\n\n", d.value("ready", false) ? "yes" : "no");
 
   std::string findings;
@@ -137,18 +139,18 @@ std::string render_markdown(const nlohmann::json& r) {
 
   std::string gpu_table = "| # | Name | vendor:device rev | gfx | VRAM | status | seen by |\n|---|---|---|---|---|---|---|\n";
   for (const auto& g : d.value("gpus", nlohmann::json::array())) {
-    gpu_table +=
-        fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), cell(str(g, "name")), g.value("vendor_id", 0u),
-                    g.value("device_id", 0u), g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "", str(g, "gfx"),
-                    g["vram_bytes"].is_number() ? format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
-                    cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
+    gpu_table += fmt::format("| {} | {} | {:04x}:{:04x} {} | {} | {} | {} | {} |\n", str(g, "hip_index", "-"), table_cell(str(g, "name")),
+                             g.value("vendor_id", 0u), g.value("device_id", 0u),
+                             g["revision"].is_number() ? fmt::format("{:02x}", g["revision"].get<unsigned>()) : "", str(g, "gfx"),
+                             g["vram_bytes"].is_number() ? format_bytes(g["vram_bytes"].get<std::uint64_t>()) : "—", str(g, "status"),
+                             table_cell(json_text(g.value("seen_by", nlohmann::json::array()), -1)));
   }
   out += details("GPUs", gpu_table);
 
   if (!hip.is_null()) {
     std::string libs = "| component | found | file |\n|---|---|---|\n";
     for (const auto& l : hip.value("libraries", nlohmann::json::array())) {
-      libs += fmt::format("| {} | {} | {} |\n", str(l, "component"), l.value("found", false) ? "yes" : "no", cell(str(l, "path", "")));
+      libs += fmt::format("| {} | {} | {} |\n", str(l, "component"), l.value("found", false) ? "yes" : "no", table_cell(str(l, "path", "")));
     }
     for (const auto& [gfx, k] : member(hip, "kernels").items()) {
       libs += fmt::format("\nKernels for {}: rocBLAS {}, hipBLASLt {}\n", gfx, k.value("rocblas", false) ? "yes" : "no",
@@ -177,10 +179,10 @@ std::string render_markdown(const nlohmann::json& r) {
   } else {
     const verify::Report& v = **saved_verify;
     std::string text = fmt::format("Stack: {}; device: {}\n\n| check | status | detail | library |\n|---|---|---|---|\n", v.stack(),
-                                   cell(v.device().empty() ? "—" : v.device()));
+                                   table_cell(v.device().empty() ? "—" : v.device()));
     for (const auto& c : v.checks) {
       const std::string lib = c.libraries.empty() ? "" : c.libraries.front().path;
-      text += fmt::format("| {} | {} | {} | {} |\n", c.name, to_string(c.status), cell(c.detail), cell(lib));
+      text += fmt::format("| {} | {} | {} | {} |\n", c.name, to_string(c.status), table_cell(c.detail), table_cell(lib));
     }
     out += details("Verify results", text);
   }
@@ -189,23 +191,24 @@ std::string render_markdown(const nlohmann::json& r) {
   for (const auto& run : r.value("runs", nlohmann::json::array())) {
     auto record = parse_record<launch::RunRecord>(run, "run record");
     if (!record) {
-      runs += fmt::format("- (a run record that cannot be read: {})\n", cell(record.error().message));
+      runs += fmt::format("- (a run record that cannot be read: {})\n", table_cell(record.error().message));
       continue;
     }
-    runs += fmt::format("- {} `{}`: {} after {} s{}\n", record->started_utc, cell(record->program),
-                        record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code), record->seconds,
-                        record->explained ? fmt::format("; known failure: {} (`{}`)", cell(record->explained->title), record->explained->id) : "");
+    runs +=
+        fmt::format("- {} `{}`: {} after {} s{}\n", record->started_utc, table_cell(record->program),
+                    record->signal ? fmt::format("signal {}", *record->signal) : fmt::format("exit {}", record->exit_code), record->seconds,
+                    record->explained ? fmt::format("; known failure: {} (`{}`)", table_cell(record->explained->title), record->explained->id) : "");
   }
   out += details("Recent runs", runs.empty() ? "No runs recorded." : runs);
 
   std::string benches;
   for (const auto& b : r.value("bench", nlohmann::json::array())) {
     const auto& c = member(b, "comparison");
-    benches += fmt::format("- {} `{}`: **{}**; output {}\n", str(b, "started"), cell(str(member(b, "app"), "path")), cell(str(c, "summary")),
-                           b.value("output_verified", false) ? "verified by the check on every run" : "not verified");
+    benches += fmt::format("- {} `{}`: **{}**; output {}\n", str(b, "started"), table_cell(str(member(b, "app"), "path")),
+                           table_cell(str(c, "summary")), b.value("output_verified", false) ? "verified by the check on every run" : "not verified");
     for (const auto& v : b.value("variants", nlohmann::json::array())) {
       const auto& runtime = member(v, "runtime");
-      benches += fmt::format("  - {} ({}): runtime {}{}, median {} of {} values\n", str(v, "name"), cell(str(v, "label")), str(runtime, "spec"),
+      benches += fmt::format("  - {} ({}): runtime {}{}, median {} of {} values\n", str(v, "name"), table_cell(str(v, "label")), str(runtime, "spec"),
                              runtime.contains("version") && runtime["version"].is_string() ? " " + runtime["version"].get<std::string>() : "",
                              v.contains("median") && v["median"].is_number() ? fmt::format("{:.6g}", v["median"].get<double>()) : "none",
                              v.value("values", nlohmann::json::array()).size());

@@ -4,22 +4,12 @@
 #include <zcuda/apps/profile.hpp>
 
 #include "support/temp_dir.hpp"
+#include "unit/apps/embedded_profile.hpp"
 
 namespace zcuda::apps {
 namespace {
 
 using test::TempDir;
-
-const Profile& embedded(std::string_view name) {
-  static const std::vector<Profile> profiles = [] {
-    auto loaded = load(std::nullopt);
-    EXPECT_TRUE(loaded) << loaded.error().message;
-    return loaded ? *loaded : std::vector<Profile>{};
-  }();
-  const Profile* p = find(profiles, name);
-  if (p == nullptr) throw std::runtime_error("no embedded profile " + std::string(name));
-  return *p;
-}
 
 TEST(Profiles, TheSixProfilesAreEmbedded) {
   for (const char* name : {"comfyui-zluda", "sdnext", "blender", "physx-32bit", "llama-cpp", "pytorch"}) EXPECT_NO_THROW(embedded(name)) << name;

@@ -4,15 +4,10 @@
 
 #include <zcuda/apps/runtime_match.hpp>
 
+#include "unit/apps/embedded_profile.hpp"
+
 namespace zcuda::apps {
 namespace {
-
-const Profile& embedded(const std::string& name) {
-  static const std::vector<Profile> profiles = *load(std::nullopt);
-  const Profile* p = find(profiles, name);
-  if (!p) throw std::runtime_error(name);
-  return *p;
-}
 
 family::Identity runtime_of(family::Family family) {
   family::Identity identity;

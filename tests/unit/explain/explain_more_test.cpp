@@ -13,6 +13,7 @@
 #include <zcuda/platform/files.hpp>
 
 #include "support/temp_dir.hpp"
+#include "unit/explain/knowledge_fixture.hpp"
 #include "unit/explain/utf16.hpp"
 
 #ifndef _WIN32
@@ -21,12 +22,6 @@
 
 namespace zcuda::test {
 namespace {
-
-const explain::KnowledgeBase& kb() {
-  auto loaded = explain::builtin_knowledge_base();
-  if (!loaded) throw std::runtime_error(loaded.error().message);
-  return **loaded;
-}
 
 const char* const kUnknownError =
     "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable "
@@ -140,8 +135,6 @@ TEST(Causes, OffWindowsTheDriverIsRuledOutAndALoneIntegratedGpuIsNotFirstOfTwo) 
   EXPECT_EQ(explain::read_signal(explain::Signal::integrated_gpu_first, machine).holds, false);
   EXPECT_FALSE(explain::read_signal(explain::Signal::runtime_files_quarantined, machine).holds.has_value());
 }
-
-std::string with_entry(const std::string& entry_json) { return R"({"format": 1, "entries": [)" + entry_json + "]}"; }
 
 TEST(Causes, TheLoaderValidatesCauses) {
   const std::string c1 = R"({"id": "a", "cause": "c", "fix": "f", "when": ["driver_25_5_1"], "source": "https://a.example"})";

@@ -10,18 +10,13 @@
 #include <zcuda/platform/files.hpp>
 
 #include <fmt/format.h>
+#include "unit/explain/knowledge_fixture.hpp"
 #include "zcuda_test_paths.hpp"
 
 namespace zcuda::test {
 namespace {
 
 using explain::KnowledgeBase;
-
-const KnowledgeBase& kb() {
-  auto loaded = explain::builtin_knowledge_base();
-  if (!loaded) throw std::runtime_error(loaded.error().message);
-  return **loaded;
-}
 
 // One row per entry: the real message text, as the cited issue or source quotes it, written here
 // independently of the manifest's own samples. What the explanation must then say.
@@ -470,8 +465,6 @@ TEST(KnowledgeBase, ManifestFileIsTheOneCompiledIn) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->entries.size(), kb().entries.size());
 }
-
-std::string with_entry(const std::string& entry_json) { return R"({"format": 1, "entries": [)" + entry_json + "]}"; }
 
 TEST(KnowledgeBase, ValidationRefusesBrokenEntries) {
   const std::string good =

@@ -38,12 +38,12 @@ std::string elf_like(const std::string& text) {
 }
 
 // An application's ZLUDA folder as SD.Next leaves it (.zluda), Linux names.
-struct Fixture {
+struct AdoptFixture {
   test::TempDir dir;
   home::Home home;
   fs::path app_zluda;
 
-  Fixture() {
+  AdoptFixture() {
     home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     app_zluda = dir / "sdnext" / ".zluda";
     write(app_zluda / "libcuda.so.1", elf_like("driver bytes"));
@@ -61,7 +61,7 @@ struct Fixture {
 };
 
 TEST(Adopt, WritesAnAdoptedReceiptWithEveryFileAndTheFamily) {
-  Fixture f;
+  AdoptFixture f;
   auto adopted = adopt(f.app_zluda, "sdnext", f.home, Os::linux);
   ASSERT_TRUE(adopted) << adopted.error().message;
   EXPECT_EQ(adopted->name, "sdnext");
@@ -86,7 +86,7 @@ TEST(Adopt, WritesAnAdoptedReceiptWithEveryFileAndTheFamily) {
 }
 
 TEST(Adopt, DefaultNameComesFromTheFolder) {
-  Fixture f;
+  AdoptFixture f;
   auto adopted = adopt(f.app_zluda, "", f.home, Os::linux);
   ASSERT_TRUE(adopted) << adopted.error().message;
   EXPECT_EQ(adopted->name, "sdnext-zluda");  // a folder called .zluda or zluda: the application's folder names it
@@ -99,7 +99,7 @@ TEST(Adopt, DefaultNameComesFromTheFolder) {
 }
 
 TEST(Adopt, RefusesAFolderWithoutZludaAndATakenName) {
-  Fixture f;
+  AdoptFixture f;
   write(f.dir / "empty" / "readme.txt", "no driver");
   auto none = adopt(f.dir / "empty", "x", f.home, Os::linux);
   ASSERT_FALSE(none);
@@ -123,7 +123,7 @@ TEST(Adopt, RefusesAFolderWithoutZludaAndATakenName) {
 // A driver that is no library (empty, or a link to a file outside the folder such as
 // /etc/passwd) is no runtime whatever its name; an application's whole tree is not a ZLUDA folder.
 TEST(Adopt, RefusesADriverThatIsNoLibraryALinkOutsideAndAHugeTree) {
-  Fixture f;
+  AdoptFixture f;
   write(f.dir / "empty" / "libcuda.so.1", "");
   auto empty = adopt(f.dir / "empty", "empty", f.home, Os::linux);
   ASSERT_FALSE(empty);
@@ -150,7 +150,7 @@ TEST(Adopt, RefusesADriverThatIsNoLibraryALinkOutsideAndAHugeTree) {
 }
 
 TEST(Adopt, UsableByNameInBenchAndVerifyAndChangesAreNoticed) {
-  Fixture f;
+  AdoptFixture f;
   ASSERT_TRUE(adopt(f.app_zluda, "comfy", f.home, Os::linux));
   auto spec = launch::locate_runtime_spec(std::string("comfy"), f.home);
   ASSERT_TRUE(spec) << spec.error().message;
@@ -182,7 +182,7 @@ TEST(Adopt, UsableByNameInBenchAndVerifyAndChangesAreNoticed) {
 }
 
 TEST(Adopt, RemoveForgetsButLeavesEveryFileByteForByte) {
-  Fixture f;
+  AdoptFixture f;
   const auto before = f.contents();
   ASSERT_TRUE(adopt(f.app_zluda, "comfy", f.home, Os::linux));
   EXPECT_EQ(f.contents(), before);  // adopting changes nothing either

@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Scene {
+struct VouchedScene {
   test::TempDir dir;
   home::Home home;
   std::string bytes;
@@ -26,7 +26,7 @@ struct Scene {
   test::HttpServer server;
 
   // `top`: the archive's one top folder (the release archives' is zluda/).
-  explicit Scene(const std::string& top = "zluda") {
+  explicit VouchedScene(const std::string& top = "zluda") {
     home = home::Home{dir / "home", dir / "home" / "cache", dir / "home" / "state", dir / "home" / "logs", home::ChosenBy::flag};
     const fs::path archive = dir / "ZLUDA-linux-test.tar.gz";
     test::write_archive(archive, test::ArchiveType::tar_gz,
@@ -55,7 +55,7 @@ struct Scene {
 };
 
 TEST(Vouched, InstallsWithAReceiptMarkedUserVouchedAndItsFamily) {
-  Scene s;
+  VouchedScene s;
   auto report = s.install(s.sha256);
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->outcomes.size(), 1u);
@@ -86,7 +86,7 @@ TEST(Vouched, InstallsWithAReceiptMarkedUserVouchedAndItsFamily) {
 // A build packed under a top folder of its own name: launch finds its driver there, as the
 // family record does.
 TEST(Vouched, AnArchivesOwnTopFolderIsWhereTheRuntimeIs) {
-  Scene s("ZLUDA-custom-build");
+  VouchedScene s("ZLUDA-custom-build");
   auto report = s.install(s.sha256, "custom");
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->outcomes[0].state, State::installed);
@@ -102,7 +102,7 @@ TEST(Vouched, AnArchivesOwnTopFolderIsWhereTheRuntimeIs) {
 }
 
 TEST(Vouched, AWrongDigestIsRefusedAndLeavesNothing) {
-  Scene s;
+  VouchedScene s;
   const std::string wrong(64, 'a');
   auto report = s.install(wrong, "mine");
   ASSERT_TRUE(report) << report.error().message;
@@ -117,7 +117,7 @@ TEST(Vouched, AWrongDigestIsRefusedAndLeavesNothing) {
 }
 
 TEST(Vouched, MalformedDigestUnknownArchiveAndTakenNamesAreUsageErrors) {
-  Scene s;
+  VouchedScene s;
   for (const std::string& bad : std::vector<std::string>{"abc", std::string(63, 'a'), std::string(64, 'g'), std::string(65, '0')}) {
     auto plan = plan_vouched({s.server.url("/dl/ZLUDA-linux-test.tar.gz"), bad, ""}, s.home);
     ASSERT_FALSE(plan) << bad;

@@ -53,18 +53,18 @@ TEST(EchoOutput, IsFoundAmongOtherLines) {
 
 // The real zcuda-probe, run with the variable, prints exactly the arguments it was given.
 TEST(EchoOutput, TheProbeEchoesItsArguments) {
-  const Args hostile = {"a b",
-                        "",
-                        "\"q\"",
-                        "back\\",
-                        "\xC3\xBCnic\xC3\xB6"
-                        "de",
-                        "--check",
-                        "\\\\\"",
-                        "\t"};
+  const Args spaced_and_quoted = {"a b",
+                                  "",
+                                  "\"q\"",
+                                  "back\\",
+                                  "\xC3\xBCnic\xC3\xB6"
+                                  "de",
+                                  "--check",
+                                  "\\\\\"",
+                                  "\t"};
   platform::ProcessSpec spec;
   spec.program = probe;
-  spec.args = hostile;
+  spec.args = spaced_and_quoted;
   auto env = platform::current_environment();
   env[kEchoArgvVariable] = "1";
   spec.environment = env;
@@ -72,7 +72,7 @@ TEST(EchoOutput, TheProbeEchoesItsArguments) {
   auto ran = platform::run_process(spec);
   ASSERT_TRUE(ran) << ran.error().message;
   EXPECT_EQ(ran->exit_code, 0) << ran->err;
-  EXPECT_EQ(parse_echo_output(ran->out), hostile) << ran->out;
+  EXPECT_EQ(parse_echo_output(ran->out), spaced_and_quoted) << ran->out;
 }
 
 TEST(LauncherCommand, PutsFlagsThenTheEncodedProgram) {

@@ -13,10 +13,10 @@
 namespace zcuda::report {
 namespace {
 
-std::filesystem::path fixture(const std::string& name) { return std::filesystem::path(ZCUDA_FIXTURES_DIR) / "report" / name; }
+std::filesystem::path fixture_path(const std::string& name) { return std::filesystem::path(ZCUDA_FIXTURES_DIR) / "report" / name; }
 
 TEST(ReportMerge, GroupsByConfigurationAndFlagsConflicts) {
-  auto m = merge({fixture("report-a.json"), fixture("report-b.json"), fixture("report-c.json"), fixture("report-d.json")});
+  auto m = merge({fixture_path("report-a.json"), fixture_path("report-b.json"), fixture_path("report-c.json"), fixture_path("report-d.json")});
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ((*m)["reports"], 4);
   ASSERT_EQ((*m)["rows"].size(), 3u) << "a and c share a configuration";
@@ -36,7 +36,7 @@ TEST(ReportMerge, GroupsByConfigurationAndFlagsConflicts) {
 }
 
 TEST(ReportMerge, CandidatesWithPassingZludaEvidenceAreNamed) {
-  auto m = merge({fixture("report-a.json"), fixture("report-b.json"), fixture("report-d.json"), fixture("report-e.json")});
+  auto m = merge({fixture_path("report-a.json"), fixture_path("report-b.json"), fixture_path("report-d.json"), fixture_path("report-e.json")});
   ASSERT_TRUE(m);
   const auto& ready = (*m)["ready_to_validate"];
   ASSERT_EQ(ready.size(), 1u) << ready.dump();
@@ -50,7 +50,7 @@ TEST(ReportMerge, CandidatesWithPassingZludaEvidenceAreNamed) {
 // Each row counts the ladder's levels of its reports, in the words verify uses.
 TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
   test::TempDir dir;
-  auto report = nlohmann::json::parse(test::read_file(fixture("report-a.json")));
+  auto report = nlohmann::json::parse(test::read_file(fixture_path("report-a.json")));
   // A verify result where every core check passed, recorded with its libraries' roles.
   // Written in verify's own JSON form (its to_json), as verify saves it.
   auto saved = parse_record<verify::Report>(report["verify"], "verify result");
@@ -72,7 +72,7 @@ TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
   test::write_file(dir / "functional.json", report.dump());
   report["application_verified"] = true;
   test::write_file(dir / "bench.json", report.dump());
-  auto m = merge({dir / "functional.json", dir / "bench.json", fixture("report-c.json")});
+  auto m = merge({dir / "functional.json", dir / "bench.json", fixture_path("report-c.json")});
   ASSERT_TRUE(m) << m.error().message;
   const nlohmann::json* row = nullptr;
   for (const auto& r : (*m)["rows"]) {
@@ -89,7 +89,7 @@ TEST(ReportMerge, RowsCarryTheEvidenceLevel) {
 TEST(ReportMerge, BadInputIsRefusedWithTheFileNamed) {
   test::TempDir dir;
   test::write_file(dir / "not-a-report.json", "{\"hello\": 1}");
-  auto m = merge({fixture("report-a.json"), dir / "not-a-report.json"});
+  auto m = merge({fixture_path("report-a.json"), dir / "not-a-report.json"});
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().kind, ErrorKind::invalid_input);
   EXPECT_NE(m.error().message.find("not-a-report.json"), std::string::npos);
@@ -134,7 +134,7 @@ bench::BenchRecord rl_train_bench(bool checked, bool zluda_ok) {
 
 // report-d (an RX 7900 XTX, gfx1100 candidate, verify never run) with bench records added.
 std::filesystem::path report_with_benches(const test::TempDir& dir, const std::string& name, const std::vector<bench::BenchRecord>& benches) {
-  auto report = nlohmann::json::parse(test::read_file(fixture("report-d.json")));
+  auto report = nlohmann::json::parse(test::read_file(fixture_path("report-d.json")));
   report["bench"] = nlohmann::json::array();
   for (const auto& b : benches) report["bench"].push_back(bench::to_json(b));
   test::write_file(dir / name, report.dump());
