@@ -49,15 +49,15 @@ else()
   set(ZCUDA_INSTALL_BINDIR bin)
 endif()
 
-# Unity batches (issue 38): a target's sources compiled several to a translation unit, so the
+# Unity batches (issue 38): a target's sources compiled 12 to a translation unit, so the
 # headers every file includes (GoogleTest, nlohmann/json, fmt, the standard library) are parsed,
 # and their common templates instantiated, once per batch instead of once per file. On a 2-core
 # machine with nothing cached that is most of what building the tests costs (docs/performance.md).
 # On where the tests are built and in releases, so what is tested is built as what ships; the dev
 # preset turns it off, so an edit recompiles one file and every file still compiles on its own.
 option(ZCUDA_UNITY_BUILD "Compile zcuda's own targets in unity batches" ON)
-function(zcuda_unity_build target batch_size)
+function(zcuda_unity_build target)
   if(ZCUDA_UNITY_BUILD)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch_size})
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 12)
   endif()
 endfunction()

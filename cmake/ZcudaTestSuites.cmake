@@ -9,12 +9,6 @@
 set(ZCUDA_TEST_SUITES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/test_suites.cmake")
 
 function(zcuda_add_test_suites target)
-  set(options "")
-  set(one TIMEOUT)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "${options}" "${one}" "")
-  if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT 600)
-  endif()
   get_property(emulator TARGET ${target} PROPERTY CROSSCOMPILING_EMULATOR)
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_suites_include.cmake")
   file(GENERATE OUTPUT "${include_file}" CONTENT
@@ -25,7 +19,7 @@ zcuda_register_test_suites(
   EMULATOR [==[${emulator}]==]
   WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==]
   LISTING [==[${CMAKE_CURRENT_BINARY_DIR}/${target}_suites.txt]==]
-  TIMEOUT ${arg_TIMEOUT})
+  TIMEOUT 600)
 ")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()

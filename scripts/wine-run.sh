@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cross build's test emulator (cmake/toolchains/x86_64-w64-mingw32.cmake): wine-run.sh WINE
+# The cross build's test emulator (set in CMakeLists.txt in front of the toolchain's): wine-run.sh WINE
 # PROGRAM ARGS... runs a Windows test program under Wine. Now and then, under load, Wine's loader
 # fails a new process before any of its code has run (src/core/platform/process_win32.cpp retries
 # the same failure): it exits non-zero having written nothing, and ctest would report a test that
