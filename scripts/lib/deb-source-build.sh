@@ -27,12 +27,20 @@ deps_begin() {
   done
   key=$( { cat "${recipe[@]}" "${BASH_SOURCE[0]}"; printf '%s' "$listing"; } | sha256sum | cut -c1-16)
   prefix="$cache/$name-$key"
+  # One build of a prefix at a time: a second run (another clone's test command, or the test
+  # command's background build and a test-windows.sh started by hand) waits and then finds it
+  # cached, instead of removing the first run's scratch folder below.
+  mkdir -p "$cache"
+  exec {lock_fd}>"$cache/.lock-$name"
+  if ! flock -n "$lock_fd"; then
+    log "waiting for another build of $name's libraries to finish"
+    flock "$lock_fd"
+  fi
   if [[ -f $prefix/zcuda-deps.txt ]]; then
     log "cached: $prefix"
     echo "$prefix"
     exit 0
   fi
-  mkdir -p "$cache"
   rm -rf "$cache"/.scratch-"$name"-*  # what an interrupted run left
   scratch=$(mktemp -d "$cache/.scratch-$name-XXXXXX")
   trap 'rm -rf "$scratch"' EXIT
@@ -72,6 +80,25 @@ fetch_source() {
 run_logged() {
   local n=$1; shift
   ("$@") >>"$scratch/$n.log" 2>&1 || { tail -30 "$scratch/$n.log" >&2; exit 1; }
+}
+
+# in_background NAME COMMAND...: run_logged beside the other steps started so; wait_for_background
+# waits for them all. Each library's configure script runs on one core, so side by side they keep
+# both cores busy where one after another they left one idle. Sources are still fetched one at a
+# time, in the foreground.
+background_pids=() background_names=()
+in_background() {
+  local n=$1; shift
+  run_logged "$n" "$@" &
+  background_pids+=("$!") background_names+=("$n")
+}
+wait_for_background() {
+  local i failed=0
+  for i in "${!background_pids[@]}"; do
+    wait "${background_pids[$i]}" || { log "${background_names[$i]} failed (its log's end is above)"; failed=1; }
+  done
+  background_pids=() background_names=()
+  ((failed == 0)) || exit 1
 }
 
 cmake_install() {  # SOURCE_DIR [cmake options...]; $cmake_toolchain_args from the caller
