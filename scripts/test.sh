@@ -15,6 +15,15 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHAS
 started=$(date +%s)
 phase() { echo "== $1 ($(( $(date +%s) - started )) s so far)"; }
 
+# The Windows build's libraries (scripts/windows-deps.sh; cached, so usually at once) build in the
+# background from the start, at low priority: their downloads and single-threaded configure
+# scripts would otherwise leave a core idle, and the asan build and tests use what they leave.
+mkdir -p build
+deps_log=build/windows-deps.log
+setsid --wait nice -n 10 ./scripts/windows-deps.sh >"${deps_log}" 2>&1 &
+deps_pid=$!
+trap 'kill -- -${deps_pid} 2>/dev/null || true' EXIT
+
 phase "format (scripts/check-format.sh)"
 scripts/check-format.sh || { rc=$?; [[ ${rc} -eq 77 ]] || exit ${rc}; }
 
@@ -32,6 +41,14 @@ cmake --build --preset "${preset}"
 phase "${preset}: test"
 ctest --preset "${preset}"
 
+phase "windows: the libraries (scripts/windows-deps.sh, started at the beginning)"
+if ! wait "${deps_pid}"; then
+  tail -n 40 "${deps_log}" >&2
+  echo "test: scripts/windows-deps.sh failed; its whole output is in ${deps_log}" >&2
+  exit 1
+fi
+trap - EXIT
+cat "${deps_log}"
 phase "windows (scripts/test-windows.sh)"
 ./scripts/test-windows.sh
 phase "done"
