@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git ccache
+  build-essential cmake ninja-build pkg-config git ccache lld
   # the code's format (.clang-format, scripts/check-format.sh)
   clang-format
   # libraries zcuda links
