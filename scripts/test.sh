@@ -16,11 +16,15 @@ started=$(date +%s)
 phase() { echo "== $1 ($(( $(date +%s) - started )) s so far)"; }
 
 # The Windows build's libraries (scripts/windows-deps.sh; cached, so usually at once) build in the
-# background from the start, at low priority: their downloads and single-threaded configure
-# scripts would otherwise leave a core idle, and the asan build and tests use what they leave.
+# background from the start, at the lowest priority, on what the asan build and tests leave idle;
+# built in the foreground, their downloads and single-threaded configure scripts left a core idle.
+# In a session of their own (setsid), so they can be stopped as a group; where the kernel
+# schedules each session as a group (autogroup), that group is niced too, or it would get half
+# the machine whatever the processes' own nice values.
 mkdir -p build
 deps_log=build/windows-deps.log
-setsid --wait nice -n 10 ./scripts/windows-deps.sh >"${deps_log}" 2>&1 &
+setsid --wait bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true; exec nice -n 19 ./scripts/windows-deps.sh' \
+  >"${deps_log}" 2>&1 &
 deps_pid=$!
 trap 'kill -- -${deps_pid} 2>/dev/null || true' EXIT
 
