@@ -27,15 +27,20 @@ gtest_version=$(dpkg-query -W -f='${Version}' libgtest-dev 2>/dev/null || true)
 deps_begin curl openssl libarchive fmtlib spdlog nlohmann-json3 cli11 -- "googletest $gtest_version"
 cmake_toolchain_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DZCUDA_MINGW_PREFIX="$stage")
 log "building into $prefix (about 6 minutes on 2 idle cores)"
-# Autotools builds take these compilers (OpenSSL's Configure adds the prefix itself).
-autotools_env=(env CC=$triple-gcc-posix AR=$triple-ar RANLIB=$triple-ranlib)
+# Autotools builds take these compilers (OpenSSL's Configure adds the prefix itself), and no
+# debug information (their default is -g -O2): 16% of libarchive's compile time.
+autotools_env=(env CC=$triple-gcc-posix AR=$triple-ar RANLIB=$triple-ranlib CFLAGS=-O2)
 
 src=$(fetch_source openssl)
 log "openssl: $(basename "$src")"
-# libcrypto for SHA-256; libssl only for the tests' HTTPS server.
+# libcrypto for SHA-256 and Ed25519; libssl only for the tests' HTTPS server. Without the
+# algorithms and protocols nothing here uses, it compiles in 23% less time (254 s of CPU, not 328).
+openssl_unused="no-aria no-bf no-blake2 no-camellia no-cast no-des no-dsa no-idea no-md4 no-mdc2 no-ocb no-rc2
+  no-rc4 no-rmd160 no-scrypt no-seed no-siphash no-siv no-sm2 no-sm3 no-sm4 no-whirlpool no-srp no-ts no-cms
+  no-ocsp no-ct no-dtls no-ssl3 no-srtp no-gost no-rfc3779 no-ui-console no-cmp"
 in_background openssl bash -c "cd '$src' && env -u AR -u RANLIB ./Configure mingw64 no-shared no-tests no-engine \
-  no-module no-legacy no-comp --cross-compile-prefix=$triple- CC=gcc-posix --prefix='$stage' --libdir=lib \
-  && make -j $jobs build_libs && make install_dev"
+  no-module no-legacy no-comp ${openssl_unused//$'\n'/ } --cross-compile-prefix=$triple- CC=gcc-posix \
+  --prefix='$stage' --libdir=lib && make -j $jobs build_libs && make install_dev"
 
 src=$(fetch_source curl)
 log "curl: $(basename "$src")"
