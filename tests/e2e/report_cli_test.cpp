@@ -92,7 +92,7 @@ TEST(ReportCli, MarkdownJsonFileAndBundleCarryNoSecrets) {
 TEST(ReportCli, ABundleTakesTheTracedRunsFilesRedacted) {
 #ifdef _WIN32
   GTEST_SKIP()
-      << "the child here is /bin/sh writing where Linux's ZLUDA_LOG_DIR says; on Windows launch_tests' TraceRun goes through a stand-in zluda.exe";
+      << "the child here is /bin/sh writing where Linux's ZLUDA_LOG_DIR says; on Windows unit_tests' TraceRun goes through a stand-in zluda.exe";
 #else
   TempDir home;
   CommandOptions o;

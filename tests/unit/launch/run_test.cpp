@@ -28,13 +28,14 @@ class RunFixture : public StageFixture {
 };
 
 TEST_F(RunFixture, HostileArgumentsArriveExactly) {
-  const std::vector<std::string> hostile = {"",       " ",  "a b", "\"quoted\"", "it's", "back\\slash", "trail\\", "\\\"",    "ünï©ødé",
-                                            "--json", "-v", "--",  "--env",      "X=1",  "*",           "$HOME",   "a\tb\nc", "--runtime-dir"};
+  const std::vector<std::string> hostile_arguments = {"",        " ",    "a b",     "\"quoted\"", "it's",    "back\\slash",
+                                                      "trail\\", "\\\"", "ünï©ødé", "--json",     "-v",      "--",
+                                                      "--env",   "X=1",  "*",       "$HOME",      "a\tb\nc", "--runtime-dir"};
   std::vector<std::string> args = {child, "argdump"};
-  args.insert(args.end(), hostile.begin(), hostile.end());
+  args.insert(args.end(), hostile_arguments.begin(), hostile_arguments.end());
   auto r = run(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, argdump_output(hostile));
+  EXPECT_EQ(r.out, argdump_output(hostile_arguments));
 }
 
 TEST_F(RunFixture, DoubleDashIsOnlyNeededBeforeADashedProgramName) {

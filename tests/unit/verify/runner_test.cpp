@@ -434,9 +434,9 @@ TEST(VerifyLaunch, CurrentExecutableIsThisTest) {
   auto self = platform::current_executable();
   ASSERT_TRUE(self);
 #ifdef _WIN32
-  EXPECT_EQ(self->filename(), "verify_tests.exe");
+  EXPECT_EQ(self->filename(), "unit_tests.exe");
 #else
-  EXPECT_EQ(self->filename(), "verify_tests");
+  EXPECT_EQ(self->filename(), "unit_tests");
 #endif
 }
 
