@@ -42,8 +42,8 @@ if(ZCUDA_SANITIZE)
 endif()
 
 # lld links the builds that have tests (dev, asan) about four times as fast as GNU ld: under the
-# sanitizers each of the 26 test programs took 5.3 s to link with ld.bfd and 1.2 s with lld here
-# (issue 38). Builds without tests, releases among them, keep the system linker.
+# sanitizers a test program took 5.3 s to link with ld.bfd and 1.2 s with lld here (issue 38).
+# Builds without tests, releases among them, keep the system linker.
 option(ZCUDA_LLD "Link the builds with tests through lld when it is installed" ON)
 if(ZCUDA_LLD AND ZCUDA_BUILD_TESTS AND NOT CMAKE_CROSSCOMPILING AND NOT WIN32
    AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -26,7 +26,7 @@ gtest_version=$(dpkg-query -W -f='${Version}' libgtest-dev 2>/dev/null || true)
 
 deps_begin curl openssl libarchive fmtlib spdlog nlohmann-json3 cli11 -- "googletest $gtest_version"
 cmake_toolchain_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DZCUDA_MINGW_PREFIX="$stage")
-log "building into $prefix (about 6 minutes on 2 idle cores)"
+log "building into $prefix (OpenSSL, curl and libarchive from source: minutes, once)"
 # Autotools builds take these compilers (OpenSSL's Configure adds the prefix itself), and no
 # debug information (their default is -g -O2): 16% of libarchive's compile time.
 autotools_env=(env CC=$triple-gcc-posix AR=$triple-ar RANLIB=$triple-ranlib CFLAGS=-O2)
