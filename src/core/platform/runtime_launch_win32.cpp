@@ -5,6 +5,7 @@
 #include <random>
 #include <system_error>
 
+#include <zcuda/platform/file_ops.hpp>
 #include <zcuda/platform/files.hpp>
 
 namespace zcuda::platform {
@@ -29,16 +30,6 @@ std::string utf8(const std::filesystem::path& path) {
 
 bool iequals(const std::wstring& a, const std::wstring& b) {
   return CompareStringOrdinal(a.c_str(), static_cast<int>(a.size()), b.c_str(), static_cast<int>(b.size()), TRUE) == CSTR_EQUAL;
-}
-
-// A hard link costs nothing and keeps the DLL's identity; across volumes it fails, so copy then.
-Status link_or_copy(const std::filesystem::path& from, const std::filesystem::path& to) {
-  std::error_code ec;
-  std::filesystem::create_hard_link(from, to, ec);
-  if (!ec) return {};
-  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return std::unexpected(io_error("copy", from, ec));
-  return {};
 }
 
 }  // namespace
@@ -69,7 +60,8 @@ Result<RuntimeLaunch> RuntimeLaunch::prepare(const std::filesystem::path& progra
   launch.temp_dir_ = temp;  // removed by the destructor, also on the error paths below
   for (const auto& entry : std::filesystem::directory_iterator(*runtime_dir, ec)) {
     if (!entry.is_regular_file() || !iequals(entry.path().extension().wstring(), L".dll")) continue;
-    if (auto linked = link_or_copy(entry.path(), temp / entry.path().filename()); !linked) return std::unexpected(linked.error());
+    // A hard link costs nothing and keeps the DLL's identity; across volumes it is a copy.
+    if (auto placed = link_or_copy(entry.path(), temp / entry.path().filename()); !placed) return std::unexpected(placed.error());
   }
   if (ec) return std::unexpected(io_error("list", *runtime_dir, ec));
   const auto copy = temp / program.filename();
