@@ -124,6 +124,13 @@ void require_within(Report& report, const std::string& measure, double error, do
   throw Stop{Status::fail, text, std::nullopt};
 }
 
+void pass_within(Report& report, const std::string& what, double error, double tolerance) {
+  char text[240];
+  std::snprintf(text, sizeof text, "%s: relative L2 error %.3g (tolerance %.3g)", what.c_str(), error, tolerance);
+  report.status = Status::pass;
+  report.detail = text;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

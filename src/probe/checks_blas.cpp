@@ -12,13 +12,6 @@ namespace {
 
 using Handle = BlasHandleT;
 
-void finish(Report& report, const char* what, double error) {
-  char text[200];
-  std::snprintf(text, sizeof text, "%s: relative L2 error %.3g (tolerance %.3g)", what, error, kFp32Tolerance);
-  report.status = Status::pass;
-  report.detail = text;
-}
-
 }  // namespace
 
 void check_cublas_sgemm(Report& report) {
@@ -46,7 +39,7 @@ void check_cublas_sgemm(Report& report) {
   const double error = ref::rel_l2(std::span<const double>(expected), std::span<const float>(got));
   report.metrics.str("shape", "256x192x320").num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kFp32Tolerance);
-  finish(report, "C = A·B + 0.5·C, 256×192×320 FP32", error);
+  pass_within(report, "C = A·B + 0.5·C, 256×192×320 FP32", error, kFp32Tolerance);
 }
 
 void check_cublas_gemm_ex_f16(Report& report) {
@@ -81,7 +74,7 @@ void check_cublas_gemm_ex_f16(Report& report) {
   const double error = ref::rel_l2(std::span<const double>(expected), std::span<const float>(got));
   report.metrics.str("shape", "256x128x512").num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kFp32Tolerance);
-  finish(report, "FP16 inputs, FP32 output and compute, 256×128×512", error);
+  pass_within(report, "FP16 inputs, FP32 output and compute, 256×128×512", error, kFp32Tolerance);
 }
 
 }  // namespace zcuda::probe

@@ -32,13 +32,13 @@ struct HeuristicResult {
 static_assert(sizeof(HeuristicResult) == 96);
 
 // Handles are destroyed in reverse order of declaration on every exit path.
-struct Owned {
+struct LtHandle {
   Handle h = nullptr;
   Destroy destroy = nullptr;
-  Owned(Destroy d) : destroy(d) {}
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() {
+  LtHandle(Destroy d) : destroy(d) {}
+  LtHandle(const LtHandle&) = delete;
+  LtHandle& operator=(const LtHandle&) = delete;
+  ~LtHandle() {
     if (h && destroy) destroy(h);
   }
 };
@@ -86,7 +86,7 @@ void report_version(Report& report, const Library& lib) {
 // the library's heuristic for exactly this descriptor (the epilogue changes which kernels apply).
 std::vector<float> run_matmul(const Lt& lt, Handle handle, const Driver& d, int m, int n, int k, float alpha, const DeviceBuffer& a,
                               const DeviceBuffer& b, std::uint32_t epilogue, const DeviceBuffer* bias, const char* what) {
-  Owned desc{lt.desc_destroy}, la{lt.layout_destroy}, lb{lt.layout_destroy}, lc{lt.layout_destroy}, pref{lt.pref_destroy};
+  LtHandle desc{lt.desc_destroy}, la{lt.layout_destroy}, lb{lt.layout_destroy}, lc{lt.layout_destroy}, pref{lt.pref_destroy};
   check_status(Api::cublas, "cublasLtMatmulDescCreate", lt.desc_create(&desc.h, kCompute32F, kR32F));
   const std::int32_t op = kOpN;
   check_status(Api::cublas, "cublasLtMatmulDescSetAttribute (TRANSA)", lt.desc_set(desc.h, kDescTransA, &op, sizeof op));
@@ -122,7 +122,7 @@ void check_cublaslt_matmul(Report& report) {
   Driver d = open_driver(report);
   const Lt lt(lib);
   report_version(report, lib);
-  Owned handle{lt.destroy};
+  LtHandle handle{lt.destroy};
   check_status(Api::cublas, "cublasLtCreate", lt.create(&handle.h));
   constexpr int m = 192, n = 160, k = 224;
   const auto a = random_unit(std::size_t{m} * k, 31), b = random_unit(std::size_t{k} * n, 32);
@@ -148,7 +148,7 @@ void check_cublaslt_matmul_bias_epilogue(Report& report) {
   Driver d = open_driver(report);
   const Lt lt(lib);
   report_version(report, lib);
-  Owned handle{lt.destroy};
+  LtHandle handle{lt.destroy};
   check_status(Api::cublas, "cublasLtCreate", lt.create(&handle.h));
 
   // A Linear layer: 128 output features, 96 tokens, 64 inputs, weights scaled by 1/8, a bias per

@@ -148,13 +148,6 @@ AlgoPerf choose_algorithm(Report& report, const char* query, const AlgoPerf* per
 
 std::vector<float> symmetric(std::size_t count, std::uint64_t seed) { return random_symmetric(count, seed); }
 
-void pass(Report& report, const std::string& what, double error, double tolerance) {
-  char text[240];
-  std::snprintf(text, sizeof text, "%s: relative L2 error %.3g (tolerance %.3g)", what.c_str(), error, tolerance);
-  report.status = Status::pass;
-  report.detail = text;
-}
-
 std::string algorithm_note(const AlgoPerf& p) { return ", algorithm " + std::to_string(p.algo) + " from cuDNN's query"; }
 
 }  // namespace
@@ -214,7 +207,7 @@ void check_cudnn_conv_forward(Report& report) {
   report.metrics.str("shape", "x 2x4x11x11, w 6x4x3x3, pad 1, stride 2, dilation 2 -> 2x6x5x5")
       .num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kConvTolerance);
-  pass(report, "NCHW FP32 convolution, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
+  pass_within(report, "NCHW FP32 convolution, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
 }
 
 void check_cudnn_conv_backward_data(Report& report) {
@@ -255,7 +248,7 @@ void check_cudnn_conv_backward_data(Report& report) {
   report.metrics.str("shape", "dy 2x6x5x5, w 6x4x3x3 -> dx 2x4x11x11")
       .num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kConvTolerance);
-  pass(report, "gradient of the input, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
+  pass_within(report, "gradient of the input, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
 }
 
 void check_cudnn_conv_backward_filter(Report& report) {
@@ -296,7 +289,7 @@ void check_cudnn_conv_backward_filter(Report& report) {
   report.metrics.str("shape", "x 2x4x11x11, dy 2x6x5x5 -> dw 6x4x3x3")
       .num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
   require_within(report, "rel_l2_error", error, kConvTolerance);
-  pass(report, "gradient of the filters, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
+  pass_within(report, "gradient of the filters, pad 1, stride 2, dilation 2" + algorithm_note(algo), error, kConvTolerance);
 }
 
 void check_cudnn_pooling(Report& report) {

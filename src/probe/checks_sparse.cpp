@@ -13,22 +13,22 @@ namespace {
 using Handle = void*;
 
 // cusparse.h / library_types.h constants.
-constexpr int kIndex32I = 2, kBaseZero = 0, kR32F = 0, kOpN = 0, kOrderCol = 1, kOrderRow = 2, kAlgDefault = 0;
+constexpr int kIndex32I = 2, kBaseZero = 0, kCudaR32F = 0, kOperationNonTranspose = 0, kOrderCol = 1, kOrderRow = 2, kAlgDefault = 0;
 
 // Each output element sums ≤ 16 products of values in [-1, 1): FP32 rounding contributes about
 // 1e-7 relative; 1e-6 is the simpleCUBLAS bound, which every correct implementation meets with
 // margin and a wrong index or value does not.
 constexpr double kTolerance = 1e-6;
 
-struct Owned {
+struct SparseHandle {
   Handle h = nullptr;
   int (*destroy)(Handle) = nullptr;
-  ~Owned() {
+  ~SparseHandle() {
     if (h && destroy) destroy(h);
   }
 };
 
-Library open_cusparse(Report& report, Driver& d, Owned& handle) {
+Library open_cusparse(Report& report, Driver& d, SparseHandle& handle) {
   Library lib = require_library(report, "cusparse");
   d = open_driver(report);
   auto create = require_symbol<int (*)(Handle*)>(lib, "cusparseCreate");
@@ -48,18 +48,11 @@ std::span<const T> view(const std::vector<T>& v) {
   return std::span<const T>(v);
 }
 
-void finish(Report& report, const char* what, double error) {
-  char text[200];
-  std::snprintf(text, sizeof text, "%s: relative L2 error %.3g (tolerance %.3g)", what, error, kTolerance);
-  report.status = Status::pass;
-  report.detail = text;
-}
-
 }  // namespace
 
 void check_cusparse_spmv_csr(Report& report) {
   Driver d;
-  Owned handle;
+  SparseHandle handle;
   Library lib = open_cusparse(report, d, handle);
   auto create_csr =
       require_symbol<int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, void*, void*, void*, int, int, int, int)>(lib, "cusparseCreateCsr");
@@ -85,16 +78,18 @@ void check_cusparse_spmv_csr(Report& report) {
   d_x.upload(view(x));
   d_y.upload(view(y));
 
-  Owned mat{nullptr, destroy_sp}, vx{nullptr, destroy_vec}, vy{nullptr, destroy_vec};
+  SparseHandle mat{nullptr, destroy_sp}, vx{nullptr, destroy_vec}, vy{nullptr, destroy_vec};
   check_status(Api::cusparse, "cusparseCreateCsr",
                create_csr(&mat.h, rows, cols, static_cast<std::int64_t>(a.values.size()), d_off.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
-                          kIndex32I, kIndex32I, kBaseZero, kR32F));
-  check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vx.h, cols, d_x.as_pointer(), kR32F));
-  check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vy.h, rows, d_y.as_pointer(), kR32F));
+                          kIndex32I, kIndex32I, kBaseZero, kCudaR32F));
+  check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vx.h, cols, d_x.as_pointer(), kCudaR32F));
+  check_status(Api::cusparse, "cusparseCreateDnVec", create_vec(&vy.h, rows, d_y.as_pointer(), kCudaR32F));
   std::size_t size = 0;
-  check_status(Api::cusparse, "cusparseSpMV_bufferSize", buffer_size(handle.h, kOpN, &alpha, mat.h, vx.h, &beta, vy.h, kR32F, kAlgDefault, &size));
+  check_status(Api::cusparse, "cusparseSpMV_bufferSize",
+               buffer_size(handle.h, kOperationNonTranspose, &alpha, mat.h, vx.h, &beta, vy.h, kCudaR32F, kAlgDefault, &size));
   DeviceBuffer work(d, size > 0 ? size : 1);
-  check_status(Api::cusparse, "cusparseSpMV", spmv(handle.h, kOpN, &alpha, mat.h, vx.h, &beta, vy.h, kR32F, kAlgDefault, work.as_pointer()));
+  check_status(Api::cusparse, "cusparseSpMV",
+               spmv(handle.h, kOperationNonTranspose, &alpha, mat.h, vx.h, &beta, vy.h, kCudaR32F, kAlgDefault, work.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = d_y.download<float>(y.size());
   const auto expected = ref::spmv_csr(rows, a.row_offsets, a.columns, a.values, x, alpha, beta, y);
@@ -102,12 +97,12 @@ void check_cusparse_spmv_csr(Report& report) {
   report.metrics.integer("rows", rows).integer("cols", cols).integer("nnz", static_cast<long long>(a.values.size()));
   report.metrics.num("max_abs_error", ref::max_abs_error(view(expected), view(got)));
   require_within(report, "rel_l2_error", error, kTolerance);
-  finish(report, "y = 1.5·A·x + 0.5·y, CSR 1000×800", error);
+  pass_within(report, "y = 1.5·A·x + 0.5·y, CSR 1000×800", error, kTolerance);
 }
 
 void check_cusparse_spmm_coo(Report& report) {
   Driver d;
-  Owned handle;
+  SparseHandle handle;
   Library lib = open_cusparse(report, d, handle);
   using CreateCoo = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, const void*, const void*, int, int, int);
   // cusparseCreateConstCoo (CUDA 12+, and the one ZLUDA implements); CUDA 11 has only the
@@ -141,17 +136,20 @@ void check_cusparse_spmm_coo(Report& report) {
   d_b.upload(view(b));
   d_c.upload(view(c));
 
-  Owned mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
+  SparseHandle mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
   check_status(Api::cusparse, create_coo_name,
                create_coo(&mat.h, m, k, static_cast<std::int64_t>(a.values.size()), d_row.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
-                          kIndex32I, kBaseZero, kR32F));
-  check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mb.h, k, n, k, d_b.as_pointer(), kR32F, kOrderCol));
-  check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mc.h, m, n, m, d_c.as_pointer(), kR32F, kOrderCol));
+                          kIndex32I, kBaseZero, kCudaR32F));
+  check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mb.h, k, n, k, d_b.as_pointer(), kCudaR32F, kOrderCol));
+  check_status(Api::cusparse, "cusparseCreateDnMat", create_dn(&mc.h, m, n, m, d_c.as_pointer(), kCudaR32F, kOrderCol));
   std::size_t size = 0;
-  check_status(Api::cusparse, "cusparseSpMM_bufferSize",
-               buffer_size(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, &size));
+  check_status(
+      Api::cusparse, "cusparseSpMM_bufferSize",
+      buffer_size(handle.h, kOperationNonTranspose, kOperationNonTranspose, &alpha, mat.h, mb.h, &beta, mc.h, kCudaR32F, kAlgDefault, &size));
   DeviceBuffer work(d, size > 0 ? size : 1);
-  check_status(Api::cusparse, "cusparseSpMM", spmm(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
+  check_status(
+      Api::cusparse, "cusparseSpMM",
+      spmm(handle.h, kOperationNonTranspose, kOperationNonTranspose, &alpha, mat.h, mb.h, &beta, mc.h, kCudaR32F, kAlgDefault, work.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got = d_c.download<float>(c.size());
   const auto expected = ref::spmm_coo(m, n, k, row_index, a.columns, a.values, b, alpha, beta, c);
@@ -159,12 +157,12 @@ void check_cusparse_spmm_coo(Report& report) {
   report.metrics.integer("rows", m).integer("cols", k).integer("dense_cols", n).integer("nnz", static_cast<long long>(a.values.size()));
   report.metrics.num("max_abs_error", ref::max_abs_error(view(expected), view(got)));
   require_within(report, "rel_l2_error", error, kTolerance);
-  finish(report, "C = A·B + 0.25·C, COO 300×400 times 400×16", error);
+  pass_within(report, "C = A·B + 0.25·C, COO 300×400 times 400×16", error, kTolerance);
 }
 
 void check_cusparse_spmm_coo_row_major(Report& report) {
   Driver d;
-  Owned handle;
+  SparseHandle handle;
   Library lib = open_cusparse(report, d, handle);
   using CreateCoo = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, const void*, const void*, int, int, int);
   using CreateConstDn = int (*)(Handle*, std::int64_t, std::int64_t, std::int64_t, const void*, int, int);
@@ -203,19 +201,23 @@ void check_cusparse_spmm_coo_row_major(Report& report) {
   d_b.upload(view(row_major(b, k, n)));
   d_c.upload(view(row_major(c, m, n)));
 
-  Owned mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
+  SparseHandle mat{nullptr, destroy_sp}, mb{nullptr, destroy_dn}, mc{nullptr, destroy_dn};
   check_status(Api::cusparse, "cusparseCreateConstCoo",
                create_coo(&mat.h, m, k, static_cast<std::int64_t>(a.values.size()), d_row.as_pointer(), d_col.as_pointer(), d_val.as_pointer(),
-                          kIndex32I, kBaseZero, kR32F));
-  check_status(Api::cusparse, "cusparseCreateConstDnMat (row-major)", create_const_dn(&mb.h, k, n, n, d_b.as_pointer(), kR32F, kOrderRow));
-  check_status(Api::cusparse, "cusparseCreateDnMat (row-major)", create_dn(&mc.h, m, n, n, d_c.as_pointer(), kR32F, kOrderRow));
+                          kIndex32I, kBaseZero, kCudaR32F));
+  check_status(Api::cusparse, "cusparseCreateConstDnMat (row-major)", create_const_dn(&mb.h, k, n, n, d_b.as_pointer(), kCudaR32F, kOrderRow));
+  check_status(Api::cusparse, "cusparseCreateDnMat (row-major)", create_dn(&mc.h, m, n, n, d_c.as_pointer(), kCudaR32F, kOrderRow));
   std::size_t size = 0;
-  check_status(Api::cusparse, "cusparseSpMM_bufferSize",
-               buffer_size(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, &size));
+  check_status(
+      Api::cusparse, "cusparseSpMM_bufferSize",
+      buffer_size(handle.h, kOperationNonTranspose, kOperationNonTranspose, &alpha, mat.h, mb.h, &beta, mc.h, kCudaR32F, kAlgDefault, &size));
   DeviceBuffer work(d, size > 0 ? size : 1);
   check_status(Api::cusparse, "cusparseSpMM_preprocess",
-               preprocess(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
-  check_status(Api::cusparse, "cusparseSpMM", spmm(handle.h, kOpN, kOpN, &alpha, mat.h, mb.h, &beta, mc.h, kR32F, kAlgDefault, work.as_pointer()));
+               preprocess(handle.h, kOperationNonTranspose, kOperationNonTranspose, &alpha, mat.h, mb.h, &beta, mc.h, kCudaR32F, kAlgDefault,
+                          work.as_pointer()));
+  check_status(
+      Api::cusparse, "cusparseSpMM",
+      spmm(handle.h, kOperationNonTranspose, kOperationNonTranspose, &alpha, mat.h, mb.h, &beta, mc.h, kCudaR32F, kAlgDefault, work.as_pointer()));
   check_status(Api::cuda, "cuCtxSynchronize", d.cuCtxSynchronize());
   const auto got_rows = d_c.download<float>(c.size());
   std::vector<float> got(c.size());
@@ -227,7 +229,7 @@ void check_cusparse_spmm_coo_row_major(Report& report) {
   report.metrics.integer("rows", m).integer("cols", k).integer("dense_cols", n).integer("nnz", static_cast<long long>(a.values.size()));
   report.metrics.num("max_abs_error", ref::max_abs_error(view(expected), view(got)));
   require_within(report, "rel_l2_error", error, kTolerance);
-  finish(report, "C = -0.75·A·B + 2·C, const COO 257×311 times row-major 311×24, after SpMM_preprocess", error);
+  pass_within(report, "C = -0.75·A·B + 2·C, const COO 257×311 times row-major 311×24, after SpMM_preprocess", error, kTolerance);
 }
 
 }  // namespace zcuda::probe
