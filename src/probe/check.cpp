@@ -124,7 +124,8 @@ void require_within(Report& report, const std::string& measure, double error, do
   throw Stop{Status::fail, text, std::nullopt};
 }
 
-void pass_within(Report& report, const std::string& what, double error, double tolerance) {
+void pass_if_within(Report& report, const std::string& what, double error, double tolerance) {
+  require_within(report, "rel_l2_error", error, tolerance);
   char text[240];
   std::snprintf(text, sizeof text, "%s: relative L2 error %.3g (tolerance %.3g)", what.c_str(), error, tolerance);
   report.status = Status::pass;

@@ -66,8 +66,9 @@ void check_status(Api api, const char* call, long long code);
 // Compares a measured error with its tolerance: Stop(fail) with both numbers when it is larger.
 void require_within(Report& report, const std::string& measure, double error, double tolerance);
 
-// Marks the check passed, its detail naming what was compared and the error against its tolerance.
-void pass_within(Report& report, const std::string& what, double error, double tolerance);
+// For a relative L2 error: require_within's metrics and Stop(fail) when it is larger than the
+// tolerance, otherwise the check passed, its detail naming what was compared and both numbers.
+void pass_if_within(Report& report, const std::string& what, double error, double tolerance);
 
 // Wall-clock seconds since `start`.
 double seconds_since(std::chrono::steady_clock::time_point start);

@@ -55,8 +55,7 @@ void check_cublas_gemm_ex_bf16(Report& report) {
   const auto expected = ref::gemm(m, n, k, alpha, a, m, b, k, beta, {}, m);
   const double error = ref::rel_l2(std::span<const double>(expected), std::span<const float>(got));
   report.metrics.str("shape", "256x128x512").num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
-  require_within(report, "rel_l2_error", error, kFp32Tolerance);
-  pass_within(report, "BF16 inputs, FP32 output and compute, 256×128×512", error, kFp32Tolerance);
+  pass_if_within(report, "BF16 inputs, FP32 output and compute, 256×128×512", error, kFp32Tolerance);
 }
 
 void check_cublas_sgemm_tf32(Report& report) {
@@ -84,8 +83,7 @@ void check_cublas_sgemm_tf32(Report& report) {
   const double error = ref::rel_l2(std::span<const double>(expected), std::span<const float>(got));
   // Informational: whether the library used reduced precision at all (FP32 alone stays near 1e-7).
   report.metrics.str("shape", "256x192x320").str("precision_seen", error > 1e-5 ? "TF32 rounding visible" : "FP32 (math mode had no visible effect)");
-  require_within(report, "rel_l2_error", error, kTf32Tolerance);
-  pass_within(report, "CUBLAS_TF32_TENSOR_OP_MATH, C = A·B + 0.5·C, 256×192×320", error, kTf32Tolerance);
+  pass_if_within(report, "CUBLAS_TF32_TENSOR_OP_MATH, C = A·B + 0.5·C, 256×192×320", error, kTf32Tolerance);
 }
 
 void check_cublas_gemm_strided_batched(Report& report) {
@@ -122,8 +120,7 @@ void check_cublas_gemm_strided_batched(Report& report) {
   const double error = ref::rel_l2(std::span<const double>(expected), std::span<const float>(got));
   report.metrics.str("shape", "12 x (128x128x64), op(A) = transposed")
       .num("max_abs_error", ref::max_abs_error(std::span<const double>(expected), std::span<const float>(got)));
-  require_within(report, "rel_l2_error", error, kFp32Tolerance);
-  pass_within(report, "12 heads of Qᵀ·K/8, 128×128×64, strided batch", error, kFp32Tolerance);
+  pass_if_within(report, "12 heads of Qᵀ·K/8, 128×128×64, strided batch", error, kFp32Tolerance);
 }
 
 }  // namespace zcuda::probe
